@@ -19,9 +19,11 @@ type Stage[In, Out any] interface {
 }
 
 // Finisher is implemented by stages that hold state across inputs (tool-call
-// slots, buffered turns, hold-back windows). Finish is called exactly once,
-// after the last input of a run that ended without error; it flushes what is
-// still pending. It is not called when the run fails or is cancelled.
+// slots, buffered turns, hold-back windows). Finish is called at most once
+// per run: exactly once when the node's input ended without error, never
+// after the node itself failed or the run was cancelled. (In async mode a
+// node upstream of a failing node may reach the end of its input, and
+// finish, before the failure stops the run.)
 type Finisher[Out any] interface {
 	Finish(ctx context.Context, emit func(Out)) error
 }

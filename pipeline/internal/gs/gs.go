@@ -1,0 +1,267 @@
+// Package gs is the async runtime of the pipeline engine. Its components
+// implement github.com/reugn/go-streams' Source, Flow and Sink interfaces, and
+// add what go-streams itself lacks: a context on every send and receive,
+// batches instead of single elements, errors that stop the run, panics turned
+// into errors, and no goroutine that outlives Run.
+//
+// This is the only package of harnessflow that imports go-streams.
+//
+// Elements travel as opaque batches (any); the typed pipeline package decides
+// what a batch is. Components are wired with Via and To, which only connect
+// channels: nothing starts until Runtime.Run.
+package gs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/reugn/go-streams"
+	"golang.org/x/sync/errgroup"
+)
+
+// Sender delivers one batch downstream. It blocks until the batch is taken
+// or the run's context is done, in which case it returns the context error.
+type Sender func(batch any) error
+
+// Producer feeds a Source: it sends batches until its input ends.
+type Producer func(ctx context.Context, send Sender) error
+
+// Processor is the work of one Flow.
+type Processor interface {
+	// Process handles one input batch. Outputs accumulate inside the
+	// processor; it may call send itself when its pending output grows.
+	Process(ctx context.Context, batch any, send Sender) error
+	// Pending hands over the output accumulated so far, or nil.
+	Pending() any
+	// Finish runs once after the input ended without error.
+	Finish(ctx context.Context, send Sender) error
+}
+
+// Consumer handles the batches that reach a Sink.
+type Consumer func(ctx context.Context, batch any) error
+
+// PanicError is a panic recovered inside a component.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (p *PanicError) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
+
+// Runtime owns the components of one run and their goroutines.
+type Runtime struct {
+	buffer int
+	parts  []func(ctx context.Context) error
+}
+
+// NewRuntime returns a runtime whose channels hold up to buffer batches.
+func NewRuntime(buffer int) *Runtime {
+	if buffer < 0 {
+		buffer = 0
+	}
+	return &Runtime{buffer: buffer}
+}
+
+// Run starts every component, waits for all of them and returns the first
+// error. When one fails, the others see a cancelled context; no goroutine
+// started by Run is alive after it returns.
+func (r *Runtime) Run(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, part := range r.parts {
+		g.Go(func() (err error) {
+			defer func() {
+				if v := recover(); v != nil {
+					err = &PanicError{Value: v, Stack: debug.Stack()}
+				}
+			}()
+			return part(gctx)
+		})
+	}
+	return g.Wait()
+}
+
+// Source emits the batches of a Producer.
+type Source struct {
+	out     chan any
+	produce Producer
+}
+
+var _ streams.Source = (*Source)(nil)
+
+// NewSource registers a source with the runtime. It starts with Runtime.Run.
+func (r *Runtime) NewSource(produce Producer) *Source {
+	s := &Source{out: make(chan any, r.buffer), produce: produce}
+	r.parts = append(r.parts, s.run)
+	return s
+}
+
+// Out returns the channel the source's batches are sent on.
+func (s *Source) Out() <-chan any { return s.out }
+
+// Via connects the source to a Flow and returns that Flow.
+func (s *Source) Via(next streams.Flow) streams.Flow { return connect(s.out, next) }
+
+func (s *Source) run(ctx context.Context) error {
+	defer close(s.out)
+	return s.produce(ctx, sender(ctx, s.out))
+}
+
+// Flow runs a Processor over the batches it receives.
+type Flow struct {
+	in   chan any
+	out  chan any
+	proc Processor
+	// maxDrain bounds how many ready input batches are processed before
+	// the pending output is sent.
+	maxDrain int
+}
+
+var _ streams.Flow = (*Flow)(nil)
+
+// NewFlow registers a flow with the runtime. It starts with Runtime.Run.
+func (r *Runtime) NewFlow(proc Processor) *Flow {
+	f := &Flow{in: make(chan any, r.buffer), out: make(chan any, r.buffer), proc: proc, maxDrain: 16}
+	r.parts = append(r.parts, f.run)
+	return f
+}
+
+// In returns the channel the flow receives batches on.
+func (f *Flow) In() chan<- any { return f.in }
+
+// Out returns the channel the flow sends batches on.
+func (f *Flow) Out() <-chan any { return f.out }
+
+// Via connects the flow's output to the next Flow and returns it.
+func (f *Flow) Via(next streams.Flow) streams.Flow { return connect(f.out, next) }
+
+// To connects the flow's output to a Sink. Unlike go-streams operators it does
+// not block: Runtime.Run runs the whole graph.
+func (f *Flow) To(sink streams.Sink) { connect(f.out, sink) }
+
+func (f *Flow) run(ctx context.Context) error {
+	defer close(f.out)
+	send := sender(ctx, f.out)
+	done := ctx.Done()
+	for {
+		var batch any
+		var ok bool
+		select {
+		case batch, ok = <-f.in:
+		case <-done:
+			return ctx.Err()
+		}
+		if !ok {
+			if err := f.proc.Finish(ctx, send); err != nil {
+				return err
+			}
+			return flush(f.proc, send)
+		}
+		if err := f.proc.Process(ctx, batch, send); err != nil {
+			return err
+		}
+		// Take what is already waiting before handing output on: batches grow
+		// under load and stay small (low latency) when the input is slow.
+	drain:
+		for i := 1; i < f.maxDrain; i++ {
+			select {
+			case batch, ok = <-f.in:
+				if !ok {
+					if err := f.proc.Finish(ctx, send); err != nil {
+						return err
+					}
+					return flush(f.proc, send)
+				}
+				if err := f.proc.Process(ctx, batch, send); err != nil {
+					return err
+				}
+			default:
+				break drain
+			}
+		}
+		if err := flush(f.proc, send); err != nil {
+			return err
+		}
+	}
+}
+
+func flush(p Processor, send Sender) error {
+	if b := p.Pending(); b != nil {
+		return send(b)
+	}
+	return nil
+}
+
+// Sink hands the batches it receives to a Consumer.
+type Sink struct {
+	in      chan any
+	consume Consumer
+	done    chan struct{}
+}
+
+var _ streams.Sink = (*Sink)(nil)
+
+// NewSink registers a sink with the runtime. It starts with Runtime.Run.
+func (r *Runtime) NewSink(consume Consumer) *Sink {
+	s := &Sink{in: make(chan any, r.buffer), consume: consume, done: make(chan struct{})}
+	r.parts = append(r.parts, s.run)
+	return s
+}
+
+// In returns the channel the sink receives batches on.
+func (s *Sink) In() chan<- any { return s.in }
+
+// AwaitCompletion blocks until the sink has stopped.
+func (s *Sink) AwaitCompletion() { <-s.done }
+
+func (s *Sink) run(ctx context.Context) error {
+	defer close(s.done)
+	done := ctx.Done()
+	for {
+		select {
+		case batch, ok := <-s.in:
+			if !ok {
+				return nil
+			}
+			if err := s.consume(ctx, batch); err != nil {
+				return err
+			}
+		case <-done:
+			return ctx.Err()
+		}
+	}
+}
+
+// ErrForeignInlet is returned (as a panic-free error path) when Via or To is
+// given a component that this runtime did not create.
+var ErrForeignInlet = errors.New("gs: can only connect components of the same runtime")
+
+// connect makes out the input channel of next. Components of this package
+// share channels directly, so a connection costs no goroutine and no copy.
+func connect[T streams.Inlet](out chan any, next T) T {
+	switch n := any(next).(type) {
+	case *Flow:
+		n.in = out
+	case *Sink:
+		n.in = out
+	default:
+		// A foreign go-streams inlet would need a transmit goroutine that
+		// cannot honour the run's context; refuse it loudly at wiring time.
+		panic(ErrForeignInlet)
+	}
+	return next
+}
+
+// sender returns a Sender that honours ctx.
+func sender(ctx context.Context, out chan<- any) Sender {
+	done := ctx.Done()
+	return func(batch any) error {
+		select {
+		case out <- batch:
+			return nil
+		case <-done:
+			return ctx.Err()
+		}
+	}
+}

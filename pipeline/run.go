@@ -1,0 +1,319 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"time"
+)
+
+// Source produces the input of a run. Stream calls emit for every element,
+// in order, and returns when the input ends (nil), or with the first error.
+// When emit returns an error the source must stop and return that error.
+type Source[T any] interface {
+	Stream(ctx context.Context, emit func(T) error) error
+}
+
+// BatchSource is a Source that can also hand over many elements at once. The
+// async mode uses it to move elements in batches from the start; emit must
+// not retain the slice after it returns.
+type BatchSource[T any] interface {
+	Source[T]
+	StreamBatches(ctx context.Context, emit func([]T) error) error
+}
+
+// SourceFunc adapts a function to a Source.
+type SourceFunc[T any] func(ctx context.Context, emit func(T) error) error
+
+// Stream calls f.
+func (f SourceFunc[T]) Stream(ctx context.Context, emit func(T) error) error { return f(ctx, emit) }
+
+// Sink receives the output of a run, in order, one element at a time, in a
+// single goroutine. An error stops the run.
+type Sink[T any] interface {
+	Accept(v T) error
+}
+
+// SinkFunc adapts a function to a Sink.
+type SinkFunc[T any] func(T) error
+
+// Accept calls f.
+func (f SinkFunc[T]) Accept(v T) error { return f(v) }
+
+// Flusher is implemented by sinks that buffer; Flush is called once after a
+// run that ended without error.
+type Flusher interface{ Flush() error }
+
+// Borrowed is implemented by element types that may point into memory owned
+// by the stage that emitted them and valid only during the emit call (a
+// decoder's line buffer, say). Own returns a copy that is safe to keep. The
+// async mode calls Own before an element crosses a goroutine boundary; a
+// sink that keeps elements must call it too.
+type Borrowed[T any] interface {
+	Own() T
+}
+
+// Mode selects how a run executes.
+type Mode int
+
+const (
+	// Fused runs every node as direct calls in the caller's goroutine.
+	Fused Mode = iota
+	// Async runs every node in its own goroutine, connected by channels
+	// carrying batches.
+	Async
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Fused:
+		return "fused"
+	case Async:
+		return "async"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode parses "fused" or "async".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "fused", "":
+		return Fused, nil
+	case "async":
+		return Async, nil
+	}
+	return 0, fmt.Errorf("pipeline: unknown mode %q (want fused or async)", s)
+}
+
+// Observation reports one Push or Finish of one node.
+type Observation struct {
+	Node    string
+	Index   int    // position of the node in the graph
+	Seq     uint64 // input sequence number (the last one when Finish)
+	Finish  bool
+	Outputs int           // elements emitted by this call
+	Elapsed time.Duration // time spent in this node, excluding downstream nodes in fused mode
+	Err     error
+}
+
+// Observer watches every node of a run uniformly; stages never count
+// themselves. In async mode Observe is called from several goroutines.
+type Observer interface {
+	Observe(o Observation)
+}
+
+// ObserverFunc adapts a function to an Observer.
+type ObserverFunc func(Observation)
+
+// Observe calls f.
+func (f ObserverFunc) Observe(o Observation) { f(o) }
+
+type runConfig struct {
+	mode     Mode
+	observer Observer
+	buffer   int
+	maxBatch int
+}
+
+// RunOption configures Run.
+type RunOption func(*runConfig)
+
+// WithMode selects fused (the default) or async execution.
+func WithMode(m Mode) RunOption { return func(c *runConfig) { c.mode = m } }
+
+// WithObserver installs an observation hook on every node.
+func WithObserver(o Observer) RunOption { return func(c *runConfig) { c.observer = o } }
+
+// WithBuffer sets how many batches each async channel holds (default 16).
+func WithBuffer(n int) RunOption { return func(c *runConfig) { c.buffer = n } }
+
+// WithMaxBatch caps the size of an async batch (default 256).
+func WithMaxBatch(n int) RunOption {
+	return func(c *runConfig) {
+		if n > 0 {
+			c.maxBatch = n
+		}
+	}
+}
+
+// Run streams src through g into sink and returns when the input is
+// exhausted and every node has finished, or at the first error. Errors of a
+// node come back as *StageError; a cancelled ctx comes back as ctx.Err().
+// No goroutine started by Run is alive after it returns.
+func Run[In, Out any](ctx context.Context, g *Graph, src Source[In], sink Sink[Out], opts ...RunOption) error {
+	if g == nil || len(g.nodes) == 0 {
+		return &GraphError{Op: "run", Err: ErrEmptyGraph}
+	}
+	if in := reflect.TypeFor[In](); g.In() != in {
+		return &GraphError{Op: "run", Node: g.nodes[0].info.Name, Err: fmt.Errorf("%w: graph %s takes %v, source gives %v", ErrTypeMismatch, g.name, g.In(), in)}
+	}
+	if out := reflect.TypeFor[Out](); g.Out() != out {
+		last := g.nodes[len(g.nodes)-1].info.Name
+		return &GraphError{Op: "run", Node: last, Err: fmt.Errorf("%w: graph %s emits %v, sink takes %v", ErrTypeMismatch, g.name, g.Out(), out)}
+	}
+	cfg := runConfig{buffer: 16, maxBatch: 256}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	insts := make([]instance, len(g.nodes))
+	for i, n := range g.nodes {
+		insts[i] = n.factory()
+		insts[i].wrap(n.info, n.mws)
+	}
+	var err error
+	switch cfg.mode {
+	case Async:
+		err = runAsync(ctx, g, insts, src, sink, &cfg)
+	default:
+		err = runFused(ctx, g, insts, src, sink, &cfg)
+	}
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return ctx.Err()
+	}
+	if err == nil {
+		if f, ok := sink.(Flusher); ok {
+			if ferr := f.Flush(); ferr != nil {
+				return &StageError{Stage: SinkName, Finish: true, Err: ferr}
+			}
+		}
+	}
+	return err
+}
+
+// fusedRun is the shared state of one fused run.
+type fusedRun struct {
+	ctx   context.Context
+	err   error
+	cur   int // index of the node currently running; -1 source, len sink
+	obs   Observer
+	child time.Duration // time spent downstream of the running node
+}
+
+func (rt *fusedRun) fail(err error) {
+	if rt.err == nil {
+		rt.err = err
+	}
+}
+
+func runFused[In, Out any](ctx context.Context, g *Graph, insts []instance, src Source[In], sink Sink[Out], cfg *runConfig) (err error) {
+	rt := &fusedRun{ctx: ctx, cur: -1, obs: cfg.observer}
+	n := len(insts)
+	defer func() {
+		if v := recover(); v != nil {
+			pe := &PanicError{Value: v, Stack: debug.Stack()}
+			switch {
+			case rt.cur < 0:
+				err = &StageError{Stage: SourceName, Err: pe}
+			case rt.cur >= n:
+				err = &StageError{Stage: SinkName, Err: pe}
+			default:
+				err = &StageError{Stage: g.nodes[rt.cur].info.Name, Seq: insts[rt.cur].seqNo(), Err: pe}
+			}
+		}
+	}()
+	var sinkSeq uint64
+	var next any = func(v Out) {
+		if rt.err != nil {
+			return
+		}
+		sinkSeq++
+		prev := rt.cur
+		rt.cur = n
+		if e := sink.Accept(v); e != nil {
+			rt.fail(&StageError{Stage: SinkName, Seq: sinkSeq, Err: e})
+		}
+		rt.cur = prev
+	}
+	for i := n - 1; i >= 0; i-- {
+		next = insts[i].fusedLink(rt, i, next, g.nodes[i].info.Name)
+	}
+	head := next.(func(In))
+	done := ctx.Done()
+	serr := src.Stream(ctx, func(v In) error {
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+		head(v)
+		return rt.err
+	})
+	if rt.err != nil {
+		return rt.err
+	}
+	if serr != nil {
+		if errors.Is(serr, ctx.Err()) {
+			return serr
+		}
+		return &StageError{Stage: SourceName, Err: serr}
+	}
+	if e := ctx.Err(); e != nil {
+		return e
+	}
+	for i := range insts {
+		if e := insts[i].fusedFinish(rt); e != nil {
+			return e
+		}
+	}
+	return rt.err
+}
+
+func (n *inst[In, Out]) fusedLink(rt *fusedRun, idx int, next any, name string) any {
+	emit := next.(func(Out))
+	n.next, n.idx, n.name = emit, idx, name
+	if rt.obs != nil {
+		counted := func(v Out) { n.outs++; emit(v) }
+		n.next = counted
+		return func(v In) {
+			if rt.err != nil {
+				return
+			}
+			n.seq++
+			prev, saved, outs := rt.cur, rt.child, n.outs
+			rt.cur, rt.child = idx, 0
+			start := time.Now()
+			err := n.stage.Push(rt.ctx, v, counted)
+			total := time.Since(start)
+			self := total - rt.child
+			rt.cur, rt.child = prev, saved+total
+			rt.obs.Observe(Observation{Node: name, Index: idx, Seq: n.seq, Outputs: int(n.outs - outs), Elapsed: self, Err: err})
+			if err != nil {
+				rt.fail(&StageError{Stage: name, Seq: n.seq, Err: err})
+			}
+		}
+	}
+	return func(v In) {
+		if rt.err != nil {
+			return
+		}
+		n.seq++
+		prev := rt.cur
+		rt.cur = idx
+		if err := n.stage.Push(rt.ctx, v, emit); err != nil {
+			rt.fail(&StageError{Stage: name, Seq: n.seq, Err: err})
+		}
+		rt.cur = prev
+	}
+}
+
+func (n *inst[In, Out]) fusedFinish(rt *fusedRun) error {
+	f := n.finisher()
+	if f == nil || rt.err != nil {
+		return rt.err
+	}
+	rt.cur, rt.child = n.idx, 0
+	outs := n.outs
+	start := time.Now()
+	err := f.Finish(rt.ctx, n.next)
+	if rt.obs != nil {
+		self := time.Since(start) - rt.child
+		rt.obs.Observe(Observation{Node: n.name, Index: n.idx, Seq: n.seq, Finish: true, Outputs: int(n.outs - outs), Elapsed: self, Err: err})
+	}
+	rt.cur = -1
+	if err != nil {
+		rt.fail(&StageError{Stage: n.name, Seq: n.seq, Finish: true, Err: err})
+	}
+	return rt.err
+}
