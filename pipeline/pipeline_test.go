@@ -228,8 +228,10 @@ type anyFunc struct {
 	finish func(context.Context, func(any)) error
 }
 
-func (a anyFunc) Push(ctx context.Context, in any, emit func(any)) error { return a.push(ctx, in, emit) }
-func (a anyFunc) Finish(ctx context.Context, emit func(any)) error   { return a.finish(ctx, emit) }
+func (a anyFunc) Push(ctx context.Context, in any, emit func(any)) error {
+	return a.push(ctx, in, emit)
+}
+func (a anyFunc) Finish(ctx context.Context, emit func(any)) error { return a.finish(ctx, emit) }
 
 func TestWrapMiddleware(t *testing.T) {
 	for _, m := range modes {

@@ -32,7 +32,9 @@ type Finisher[Out any] interface {
 type Func[In, Out any] func(ctx context.Context, in In, emit func(Out)) error
 
 // Push calls f.
-func (f Func[In, Out]) Push(ctx context.Context, in In, emit func(Out)) error { return f(ctx, in, emit) }
+func (f Func[In, Out]) Push(ctx context.Context, in In, emit func(Out)) error {
+	return f(ctx, in, emit)
+}
 
 // Map returns a stateless stage that emits fn(in) for every input.
 func Map[In, Out any](fn func(In) Out) Stage[In, Out] { return mapStage[In, Out](fn) }
