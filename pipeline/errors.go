@@ -18,6 +18,9 @@ func (e *StageError) Error() string {
 	if e.Finish {
 		return fmt.Sprintf("stage %s: finish: %v", e.Stage, e.Err)
 	}
+	if e.Seq == 0 {
+		return fmt.Sprintf("stage %s: %v", e.Stage, e.Err)
+	}
 	return fmt.Sprintf("stage %s: input %d: %v", e.Stage, e.Seq, e.Err)
 }
 

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/harnessflow/harnessflow/harness"
+)
+
+func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("graph", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	direction := fs.String("direction", "response", "request or response")
+	wireName := fs.String("wire", "chat", "upstream wire: chat, messages or responses")
+	format := fs.String("format", "text", "text, mermaid or dot")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: harnessflow graph NAME [--direction request|response] [--wire chat|messages|responses] [--format text|mermaid|dot]")
+		fmt.Fprintln(stderr, "NAME is a harness name (see 'harnessflow harnesses'); \"native\" is the no-harness translation.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(reorder(fs, args)); err != nil {
+		return flagStatus(err)
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	h, ok := harness.Lookup(fs.Arg(0))
+	if !ok {
+		return fail(stderr, "graph", exitUsage, "unknown harness %q (known: %s)", fs.Arg(0), strings.Join(harnessNames(), ", "))
+	}
+	wire, err := harness.ParseWire(*wireName)
+	if err != nil {
+		return fail(stderr, "graph", exitUsage, "%v", err)
+	}
+	var g interface{ Format(string) (string, error) }
+	switch *direction {
+	case "response":
+		if h.ResponseGraph == nil {
+			return fail(stderr, "graph", exitUsage, "harness %s has no response graph", h.Name)
+		}
+		rg, err := h.ResponseGraph(wire, harness.ResponseOptions{})
+		if err != nil {
+			return fail(stderr, "graph", exitUsage, "%v", err)
+		}
+		g = rg
+	case "request":
+		if h.RequestGraph == nil {
+			return fail(stderr, "graph", exitUsage, "harness %s has no request graph", h.Name)
+		}
+		rg, err := h.RequestGraph(wire)
+		if err != nil {
+			return fail(stderr, "graph", exitUsage, "%v", err)
+		}
+		g = rg
+	default:
+		return fail(stderr, "graph", exitUsage, "unknown direction %q (want request or response)", *direction)
+	}
+	out, err := g.Format(*format)
+	if err != nil {
+		return fail(stderr, "graph", exitUsage, "%v", err)
+	}
+	fmt.Fprint(stdout, out)
+	return exitOK
+}
+
+func runHarnesses(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("harnesses", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return flagStatus(err)
+	}
+	for _, h := range harness.All() {
+		wires := make([]string, len(h.Wires))
+		for i, w := range h.Wires {
+			wires[i] = string(w)
+		}
+		fmt.Fprintf(stdout, "%-18s %-26s %s\n", h.Name, strings.Join(wires, ","), h.Description)
+	}
+	return exitOK
+}
+
+func harnessNames() []string {
+	var names []string
+	for _, h := range harness.All() {
+		names = append(names, h.Name)
+	}
+	return names
+}
+
+// flagStatus maps a flag parse error to an exit status (--help is success).
+func flagStatus(err error) int {
+	if err == flag.ErrHelp {
+		return exitOK
+	}
+	return exitUsage
+}
+
+// reorder moves flags after positional arguments to the front, so that
+// "graph native --format dot" works like "graph --format dot native".
+func reorder(fs *flag.FlagSet, args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if strings.Contains(name, "=") {
+				continue
+			}
+			if f := fs.Lookup(name); f != nil {
+				if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+					continue
+				}
+				if i+1 < len(args) {
+					flags = append(flags, args[i+1])
+					i++
+				}
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	return append(flags, pos...)
+}

@@ -1,0 +1,89 @@
+// Command harnessflow translates between coding-agent wire protocols: it turns
+// upstream model streams into engine events (translate), shapes engine
+// requests the way a chosen agent would (shape), and shows the stage graphs
+// that do it (graph, harnesses).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+
+	_ "github.com/harnessflow/harnessflow/harness/native" // registers "native"
+)
+
+// command is one subcommand of the CLI.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"translate": {"upstream stream (SSE or unary JSON) → engine events as JSON Lines", runTranslate},
+		"shape":     {"engine Responses request → the upstream request a harness sends", runShape},
+		"graph":     {"show a harness's stage graph as text, Mermaid or DOT", runGraph},
+		"harnesses": {"list the registered harnesses and the wires each supports", runHarnesses},
+	}
+}
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // a failure that is not the input's fault
+	exitUsage = 2 // bad flags or bad input
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	cmd, ok := commands()[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "harnessflow: unknown command %q (see harnessflow --help)\n", args[0])
+		return exitUsage
+	}
+	return cmd.run(ctx, args[1:], stdin, stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "harnessflow — wire-protocol translation and agent-harness emulation for coding agents")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: harnessflow COMMAND [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	cmds := commands()
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'harnessflow COMMAND --help' for a command's flags.")
+}
+
+// fail prints one error line for the command and returns the status.
+func fail(stderr io.Writer, cmd string, status int, format string, args ...any) int {
+	msg := fmt.Sprintf(format, args...)
+	msg = strings.ReplaceAll(msg, "\n", " ")
+	fmt.Fprintf(stderr, "harnessflow %s: %s\n", cmd, msg)
+	return status
+}
