@@ -93,9 +93,15 @@ func (n *inst[In, Out]) wrap(info NodeInfo, mws []Middleware) {
 	if len(mws) == 0 {
 		return
 	}
-	var a AnyStage = &erased[In, Out]{s: n.stage}
+	orig := AnyStage(&erased[In, Out]{s: n.stage})
+	a := orig
 	for _, mw := range mws {
 		a = mw(info, a)
+	}
+	if a == orig {
+		// Every middleware passed the stage through untouched (logging
+		// at a disabled level, say): keep the typed fast path.
+		return
 	}
 	n.stage = &typedAgain[In, Out]{a: a, node: info.Name}
 }

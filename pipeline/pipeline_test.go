@@ -503,3 +503,27 @@ func TestAsyncOwnsBorrowedValues(t *testing.T) {
 		t.Fatal(diff)
 	}
 }
+
+// A middleware that hands the stage back untouched must not cost the typed
+// fast path anything.
+func TestIdentityMiddlewareKeepsFastPath(t *testing.T) {
+	identity := func(_ pipeline.NodeInfo, next pipeline.AnyStage) pipeline.AnyStage { return next }
+	in := make([]string, 1000)
+	for i := range in {
+		in[i] = "a b"
+	}
+	allocs := func(g *pipeline.Graph) float64 {
+		return testing.AllocsPerRun(20, func() {
+			_ = pipeline.Run(context.Background(), g, sliceSource(in), pipeline.SinkFunc[string](func(string) error { return nil }))
+		})
+	}
+	g := wordsGraph(t, 2)
+	wrapped, err := g.WrapAll(identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One adapter per node per run is allowed; nothing per element.
+	if a, b := allocs(g), allocs(wrapped); b > a+float64(g.Len()) {
+		t.Fatalf("identity middleware: %v allocs per run, unwrapped %v", b, a)
+	}
+}
