@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"reflect"
 	"runtime/debug"
 	"time"
 
@@ -27,11 +28,23 @@ type edge[T any] struct {
 
 func newEdgeOf[T any](buffer int) *edge[T] {
 	e := &edge[T]{free: make(chan *[]T, buffer+4)}
-	var zero T
-	if _, ok := any(zero).(Borrowed[T]); ok {
-		e.own = func(v T) T { return any(v).(Borrowed[T]).Own() }
-	}
+	e.own = OwnFunc[T]()
 	return e
+}
+
+// OwnFunc returns T's Own method as a function when T implements
+// Borrowed[T], and nil otherwise. Calling it does not box the value.
+func OwnFunc[T any]() func(T) T {
+	var zero T
+	if _, ok := any(zero).(Borrowed[T]); !ok {
+		return nil
+	}
+	if m, ok := reflect.TypeFor[T]().MethodByName("Own"); ok {
+		if f, ok := m.Func.Interface().(func(T) T); ok {
+			return f
+		}
+	}
+	return func(v T) T { return any(v).(Borrowed[T]).Own() }
 }
 
 func (e *edge[T]) get(capacity int) *[]T {

@@ -527,3 +527,42 @@ func TestIdentityMiddlewareKeepsFastPath(t *testing.T) {
 		t.Fatalf("identity middleware: %v allocs per run, unwrapped %v", b, a)
 	}
 }
+
+// After a node fails, nodes downstream of it must never see a normal end of
+// input (and so never Finish) — in async mode too.
+func TestNoFinishDownstreamOfFailure(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.String(), func(t *testing.T) {
+			var finishes atomic.Int64
+			g := pipeline.Must(pipeline.New("fail-then-finish",
+				pipeline.StageNode("fail", pipeline.Func[int, int](func(_ context.Context, v int, emit func(int)) error {
+					if v == 3 {
+						return errors.New("boom")
+					}
+					emit(v)
+					return nil
+				})),
+				pipeline.NewNode("after", func() pipeline.Stage[int, int] { return finishCounter{&finishes} }),
+			))
+			for range 300 {
+				if _, err := runCollect[int, int](t, g, []int{1, 2, 3, 4}, pipeline.WithMode(m)); err == nil {
+					t.Fatal("no error")
+				}
+			}
+			if n := finishes.Load(); n != 0 {
+				t.Fatalf("downstream stage finished %d times after an upstream failure", n)
+			}
+		})
+	}
+}
+
+func TestOwnFuncDoesNotBox(t *testing.T) {
+	own := pipeline.OwnFunc[borrowed]()
+	if own == nil || pipeline.OwnFunc[int]() != nil {
+		t.Fatal("OwnFunc: wrong detection")
+	}
+	v := borrowed{b: nil}
+	if n := testing.AllocsPerRun(100, func() { v = own(v) }); n != 0 {
+		t.Fatalf("OwnFunc allocates %v per call", n)
+	}
+}

@@ -17,12 +17,7 @@ type Collector[T any] struct {
 
 // Collect returns an empty Collector.
 func Collect[T any]() *Collector[T] {
-	c := &Collector[T]{}
-	var zero T
-	if _, ok := any(zero).(pipeline.Borrowed[T]); ok {
-		c.own = func(v T) T { return any(v).(pipeline.Borrowed[T]).Own() }
-	}
-	return c
+	return &Collector[T]{own: pipeline.OwnFunc[T]()}
 }
 
 // Accept appends v.

@@ -104,8 +104,11 @@ func (s *Source) Out() <-chan any { return s.out }
 func (s *Source) Via(next streams.Flow) streams.Flow { return connect(s.out, next) }
 
 func (s *Source) run(ctx context.Context) error {
-	defer close(s.out)
-	return s.produce(ctx, sender(ctx, s.out))
+	if err := s.produce(ctx, sender(ctx, s.out)); err != nil {
+		return err
+	}
+	close(s.out)
+	return nil
 }
 
 // Flow runs a Processor over the batches it receives.
@@ -140,8 +143,19 @@ func (f *Flow) Via(next streams.Flow) streams.Flow { return connect(f.out, next)
 // not block: Runtime.Run runs the whole graph.
 func (f *Flow) To(sink streams.Sink) { connect(f.out, sink) }
 
+// run closes the output only when the flow succeeded: a closed channel
+// means "end of input" downstream and leads to Finish, which must not
+// happen after a failure. On failure the run's context is cancelled and
+// every other component stops on that instead.
 func (f *Flow) run(ctx context.Context) error {
-	defer close(f.out)
+	if err := f.loop(ctx); err != nil {
+		return err
+	}
+	close(f.out)
+	return nil
+}
+
+func (f *Flow) loop(ctx context.Context) error {
 	send := sender(ctx, f.out)
 	done := ctx.Done()
 	for {
