@@ -1,0 +1,606 @@
+package responsesstream
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/sse"
+)
+
+// Responses stream event types this package interprets.
+const (
+	TypeCreated                  = "response.created"
+	TypeOutputItemAdded          = "response.output_item.added"
+	TypeOutputItemDone           = "response.output_item.done"
+	TypeOutputTextDelta          = "response.output_text.delta"
+	TypeReasoningSummaryDelta    = "response.reasoning_summary_text.delta"
+	TypeReasoningTextDelta       = "response.reasoning_text.delta"
+	TypeReasoningSummaryPartAdd  = "response.reasoning_summary_part.added"
+	TypeFunctionCallArgsDelta    = "response.function_call_arguments.delta"
+	TypeCustomToolCallInputDelta = "response.custom_tool_call_input.delta"
+	TypeCompleted                = "response.completed"
+	TypeIncomplete               = "response.incomplete"
+	TypeFailed                   = "response.failed"
+	TypeError                    = "error"
+)
+
+// Decoder is the responses.decode stage: it turns the SSE events of an
+// OpenAI Responses stream into the engine's ResponseEvents. It implements
+// pipeline.Stage[sse.Event, protocol.ResponseEvent] and
+// pipeline.Finisher[protocol.ResponseEvent]; it holds per-stream state.
+//
+// Every stream ends with exactly one terminal event (completed or failed),
+// and nothing follows it: input after a terminal event (a trailing
+// "[DONE]", say) is ignored. Malformed JSON in an event this package
+// interprets, or an output item that does not decode, is a fatal error
+// naming the event's byte offset; no terminal event is emitted then.
+type Decoder struct {
+	opts Options
+	sc   scanner
+	raw  rawEvent
+
+	created    bool
+	done       bool
+	responseID string
+	callIDs    map[string]string // item id → call id, for tool input deltas
+	arena      []byte
+}
+
+// NewDecoder returns a responses.decode stage configured by opts.
+func NewDecoder(opts Options) *Decoder { return &Decoder{opts: opts} }
+
+var (
+	_ pipeline.Stage[sse.Event, protocol.ResponseEvent] = (*Decoder)(nil)
+	_ pipeline.Finisher[protocol.ResponseEvent]         = (*Decoder)(nil)
+)
+
+// Push interprets one SSE event.
+func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.ResponseEvent)) error {
+	if d.done {
+		return nil
+	}
+	if ev.Truncated {
+		d.terminal(protocol.Failed(&protocol.StreamError{
+			Kind:      protocol.ErrKindTruncated,
+			Message:   fmt.Sprintf("stream closed before response.completed (cut inside the event at byte %d)", ev.Offset),
+			Retryable: true,
+		}), emit)
+		return nil
+	}
+	typ := handled(ev.Type)
+	if typ == "" && ev.Type != "message" {
+		return nil
+	}
+	data := ev.Data
+	if isBlank(data) || isDoneSentinel(data) {
+		return nil
+	}
+	if err := d.parse(data); err != nil {
+		if typ == TypeError {
+			// An error event whose payload is not JSON (a proxy's
+			// plain-text error) is still an error: its data is the message.
+			d.terminal(protocol.Failed(newUpstreamError("", "", string(bytes.TrimSpace(data)))), emit)
+			return nil
+		}
+		return &DecodeError{Event: ev.Type, Offset: ev.Offset, Err: err}
+	}
+	r, sc := &d.raw, &d.sc
+	if t := handledBytes(sc.bytes(r.typ)); t != "" {
+		typ = t
+	} else if typ == "" {
+		return nil
+	}
+	switch typ {
+	case TypeOutputTextDelta:
+		d.ensureCreated(emit)
+		if r.delta.n > 0 {
+			emit(protocol.TextDelta(d.str(r.delta)))
+		}
+	case TypeReasoningSummaryDelta:
+		d.ensureCreated(emit)
+		if r.delta.n > 0 {
+			emit(protocol.SummaryDelta(d.str(r.delta), int(r.summaryIndex)))
+		}
+	case TypeReasoningTextDelta:
+		d.ensureCreated(emit)
+		if r.delta.n > 0 {
+			emit(protocol.ReasoningDelta(d.str(r.delta), int(r.contentIndex)))
+		}
+	case TypeFunctionCallArgsDelta, TypeCustomToolCallInputDelta:
+		d.ensureCreated(emit)
+		if !d.opts.SkipToolInputDeltas && r.delta.n > 0 {
+			emit(protocol.ToolInputDelta(d.str(r.itemID), d.callIDs[string(sc.bytes(r.itemID))], d.str(r.delta)))
+		}
+	case TypeReasoningSummaryPartAdd:
+		d.ensureCreated(emit)
+		emit(protocol.SummaryPartAdded(int(r.summaryIndex)))
+	case TypeOutputItemAdded, TypeOutputItemDone:
+		if !r.item.ok() {
+			return &DecodeError{Event: typ, Offset: ev.Offset, Err: errNoItem}
+		}
+		item, err := protocol.UnmarshalItem(sc.bytes(r.item))
+		if err != nil {
+			return &DecodeError{Event: typ, Offset: ev.Offset, Err: err}
+		}
+		d.ensureCreated(emit)
+		if typ == TypeOutputItemAdded {
+			d.rememberCall(item)
+			emit(protocol.Added(item))
+		} else {
+			emit(protocol.Done(item))
+		}
+	case TypeCreated:
+		if r.resp.id.ok() && d.responseID == "" {
+			d.responseID = string(sc.bytes(r.resp.id))
+		}
+		if d.created {
+			return nil
+		}
+		if r.resp.model.n > 0 {
+			emit(protocol.ServerModel(string(sc.bytes(r.resp.model))))
+		}
+		d.ensureCreated(emit)
+	case TypeCompleted, TypeIncomplete:
+		d.ensureCreated(emit)
+		id := d.responseID
+		if r.resp.id.ok() {
+			id = string(sc.bytes(r.resp.id))
+		}
+		var usage *protocol.TokenUsage
+		if r.resp.hasUsage {
+			usage = r.resp.usage.tokenUsage()
+		}
+		d.terminal(protocol.Completed(id, usage), emit)
+	case TypeFailed:
+		se := d.upstreamError(r.resp.err)
+		if !r.resp.err.present {
+			se.Message = "response.failed without error details"
+		}
+		d.terminal(protocol.Failed(se), emit)
+	case TypeError:
+		e := r.topErr
+		if r.nested.present {
+			// {"type":"error","error":{...}}: fill what the top level lacks.
+			if !e.code.ok() {
+				e.code = r.nested.code
+			}
+			if !e.message.ok() {
+				e.message = r.nested.message
+			}
+			if !e.typ.ok() {
+				e.typ = r.nested.typ
+			}
+		}
+		se := d.upstreamError(e)
+		if !e.message.ok() && !e.code.ok() {
+			se.Message = string(data)
+		}
+		d.terminal(protocol.Failed(se), emit)
+	}
+	return nil
+}
+
+// Finish ends the stream: without a terminal event so far, it emits a
+// retryable upstream_truncated failure.
+func (d *Decoder) Finish(_ context.Context, emit func(protocol.ResponseEvent)) error {
+	if !d.done {
+		d.terminal(protocol.Failed(&protocol.StreamError{
+			Kind:      protocol.ErrKindTruncated,
+			Message:   "stream closed before response.completed",
+			Retryable: true,
+		}), emit)
+	}
+	return nil
+}
+
+func (d *Decoder) terminal(ev protocol.ResponseEvent, emit func(protocol.ResponseEvent)) {
+	d.ensureCreated(emit)
+	d.done = true
+	d.callIDs = nil
+	emit(ev)
+}
+
+func (d *Decoder) ensureCreated(emit func(protocol.ResponseEvent)) {
+	if !d.created {
+		d.created = true
+		emit(protocol.Created())
+	}
+}
+
+func (d *Decoder) rememberCall(item protocol.ResponseItem) {
+	if d.opts.SkipToolInputDeltas {
+		return
+	}
+	var id, callID string
+	switch it := item.(type) {
+	case *protocol.FunctionCall:
+		id, callID = it.ID, it.CallID
+	case *protocol.CustomToolCall:
+		id, callID = it.ID, it.CallID
+	default:
+		return
+	}
+	if id == "" || callID == "" {
+		return
+	}
+	if d.callIDs == nil {
+		d.callIDs = make(map[string]string)
+	}
+	d.callIDs[id] = callID
+}
+
+// str returns b as a string that aliases the decoder's arena: append-only
+// memory that is never written again once handed out, so the strings are
+// immutable. A full arena is replaced by a fresh one (the strings keep the
+// old one alive), which makes a delta cost no allocation amortised.
+func (d *Decoder) str(sp span) string {
+	b := d.sc.bytes(sp)
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(d.arena)-len(d.arena) < len(b) {
+		d.arena = make([]byte, 0, max(4096, len(b)))
+	}
+	start := len(d.arena)
+	d.arena = append(d.arena, b...)
+	return unsafe.String(&d.arena[start], len(b))
+}
+
+// DecodeError is the fatal error of responses.decode: an event this package
+// interprets is not well-formed JSON of the expected shape, or its output
+// item does not decode.
+type DecodeError struct {
+	// Event is the event type.
+	Event string
+	// Offset is the byte offset of the SSE event in the stream.
+	Offset int64
+	// Err is the cause: a *SyntaxError naming the offset inside the data,
+	// or the item decoding error.
+	Err error
+}
+
+// Error returns e.g. "response.output_text.delta event at byte 4242:
+// invalid JSON at data byte 17: unexpected end of data in string literal".
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("%s event at byte %d: %v", e.Event, e.Offset, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+var errNoItem = errors.New("no item")
+
+// Retryable failure codes (OpenAI error codes that a retry may fix).
+var retryableCodes = map[string]bool{
+	"server_error":         true,
+	"rate_limit_exceeded":  true,
+	"server_is_overloaded": true,
+	"slow_down":            true,
+}
+
+func (d *Decoder) upstreamError(e rawError) *protocol.StreamError {
+	sc := &d.sc
+	return newUpstreamError(string(sc.bytes(e.typ)), string(sc.bytes(e.code)), string(sc.bytes(e.message)))
+}
+
+func newUpstreamError(typ, code, message string) *protocol.StreamError {
+	return &protocol.StreamError{
+		Kind:         protocol.ErrKindUpstream,
+		Type:         typ,
+		Code:         code,
+		Message:      message,
+		Retryable:    retryableCodes[code],
+		RetryAfterMS: retryAfterMS(message),
+	}
+}
+
+// retryAfterMS extracts the delay of "try again in 125ms" / "try again in
+// 2.5s" / "try again in 3 seconds" (case-insensitive), rounded up to whole
+// milliseconds; 0 when there is none.
+func retryAfterMS(msg string) int64 {
+	const marker = "try again in"
+	i := indexFold(msg, marker)
+	if i < 0 {
+		return 0
+	}
+	s := strings.TrimLeft(msg[i+len(marker):], " ")
+	var whole, frac, scale int64 = 0, 0, 1
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' && whole < 1e12 {
+		whole = whole*10 + int64(s[n]-'0')
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	if n < len(s) && s[n] == '.' {
+		n++
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			if scale < 1e6 {
+				frac = frac*10 + int64(s[n]-'0')
+				scale *= 10
+			}
+			n++
+		}
+	}
+	unit := strings.ToLower(strings.TrimLeft(s[n:], " "))
+	switch {
+	case strings.HasPrefix(unit, "ms"), strings.HasPrefix(unit, "millisecond"):
+		return whole + ceilDiv(frac, scale)
+	case strings.HasPrefix(unit, "s"):
+		return whole*1000 + ceilDiv(frac*1000, scale)
+	}
+	return 0
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+func handled(name string) string {
+	switch name {
+	case TypeCreated, TypeOutputItemAdded, TypeOutputItemDone, TypeOutputTextDelta,
+		TypeReasoningSummaryDelta, TypeReasoningTextDelta, TypeReasoningSummaryPartAdd,
+		TypeFunctionCallArgsDelta, TypeCustomToolCallInputDelta,
+		TypeCompleted, TypeIncomplete, TypeFailed, TypeError:
+		return name
+	}
+	return ""
+}
+
+func handledBytes(b []byte) string {
+	switch string(b) {
+	case TypeOutputTextDelta:
+		return TypeOutputTextDelta
+	case TypeReasoningSummaryDelta:
+		return TypeReasoningSummaryDelta
+	case TypeReasoningTextDelta:
+		return TypeReasoningTextDelta
+	case TypeFunctionCallArgsDelta:
+		return TypeFunctionCallArgsDelta
+	case TypeCustomToolCallInputDelta:
+		return TypeCustomToolCallInputDelta
+	case TypeReasoningSummaryPartAdd:
+		return TypeReasoningSummaryPartAdd
+	case TypeOutputItemAdded:
+		return TypeOutputItemAdded
+	case TypeOutputItemDone:
+		return TypeOutputItemDone
+	case TypeCreated:
+		return TypeCreated
+	case TypeCompleted:
+		return TypeCompleted
+	case TypeIncomplete:
+		return TypeIncomplete
+	case TypeFailed:
+		return TypeFailed
+	case TypeError:
+		return TypeError
+	}
+	return ""
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+func isDoneSentinel(b []byte) bool {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return string(b) == "[DONE]"
+}
+
+// rawEvent is what parsing one event's data found. Its spans locate values
+// in the data or the scanner's scratch buffer; it holds no pointers, so
+// clearing it per event is a plain memory clear. A repeated key replaces the
+// whole earlier value, as with encoding/json and a map.
+type rawEvent struct {
+	typ, delta, itemID                      span
+	outputIndex, contentIndex, summaryIndex int64
+	item                                    span // raw JSON
+	resp                                    rawResponse
+	topErr                                  rawError // code/message/type of an error event
+	nested                                  rawError // its nested "error" object, if any
+}
+
+type rawResponse struct {
+	id, model span
+	err       rawError
+	usage     rawUsage
+	hasUsage  bool
+}
+
+type rawError struct {
+	code, message, typ span
+	present            bool
+}
+
+type rawUsage struct {
+	input, cached, output, reasoning, total int64
+	hasTotal                                bool
+}
+
+func (u *rawUsage) tokenUsage() *protocol.TokenUsage {
+	t := &protocol.TokenUsage{
+		InputTokens:           u.input,
+		CachedInputTokens:     u.cached,
+		OutputTokens:          u.output,
+		ReasoningOutputTokens: u.reasoning,
+		TotalTokens:           u.total,
+	}
+	if !u.hasTotal {
+		t.TotalTokens = u.input + u.output
+	}
+	return t
+}
+
+func (d *Decoder) parse(data []byte) error {
+	d.raw = rawEvent{}
+	s := &d.sc
+	s.reset(data)
+	if err := s.object(d.topMember); err != nil {
+		return err
+	}
+	return s.end()
+}
+
+func (d *Decoder) topMember(key []byte) error {
+	s, r := &d.sc, &d.raw
+	var err error
+	switch string(key) {
+	case "type":
+		r.typ, err = s.strOrNull()
+	case "delta":
+		r.delta, err = s.strOrNull()
+	case "item_id":
+		r.itemID, err = s.strOrNull()
+	case "output_index":
+		r.outputIndex, _, err = s.int()
+	case "content_index":
+		r.contentIndex, _, err = s.int()
+	case "summary_index":
+		r.summaryIndex, _, err = s.int()
+	case "item":
+		r.item = span{}
+		if isNull, e := s.null(); isNull || e != nil {
+			return e
+		}
+		r.item, err = s.raw()
+	case "response":
+		r.resp = rawResponse{}
+		if isNull, e := s.null(); isNull || e != nil {
+			return e
+		}
+		err = s.object(d.responseMember)
+	case "code":
+		r.topErr.code, err = strOrNumber(s)
+	case "message":
+		r.topErr.message, err = s.strOrNull()
+	case "error":
+		r.nested, err = readError(s)
+	default:
+		err = s.skip()
+	}
+	return err
+}
+
+func (d *Decoder) responseMember(key []byte) error {
+	s, r := &d.sc, &d.raw.resp
+	var err error
+	switch string(key) {
+	case "id":
+		r.id, err = s.strOrNull()
+	case "model":
+		r.model, err = s.strOrNull()
+	case "error":
+		r.err, err = readError(s)
+	case "usage":
+		r.usage, r.hasUsage = rawUsage{}, false
+		if isNull, e := s.null(); isNull || e != nil {
+			return e
+		}
+		r.hasUsage = true
+		err = readUsage(s, &r.usage)
+	default:
+		err = s.skip()
+	}
+	return err
+}
+
+// readError reads an error object {code, message, type} or null. A plain
+// string is taken as the message.
+func readError(s *scanner) (rawError, error) {
+	var e rawError
+	switch s.peek() {
+	case 'n':
+		return e, s.literal("null")
+	case '"':
+		e.present = true
+		m, err := s.strSpan()
+		e.message = m
+		return e, err
+	}
+	e.present = true
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "code":
+			e.code, err = strOrNumber(s)
+		case "message":
+			e.message, err = s.strOrNull()
+		case "type":
+			e.typ, err = s.strOrNull()
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	return e, err
+}
+
+// strOrNumber reads a string, a number (its text) or null (spanNone).
+func strOrNumber(s *scanner) (span, error) {
+	if c := s.peek(); c == '-' || (c >= '0' && c <= '9') {
+		start := s.pos
+		num, err := s.number()
+		return span{off: start, n: len(num), src: spanData}, err
+	}
+	return s.strOrNull()
+}
+
+func readUsage(s *scanner, u *rawUsage) error {
+	details := func(field string, dst *int64) error {
+		*dst = 0
+		if isNull, e := s.null(); isNull || e != nil {
+			return e
+		}
+		return s.object(func(key []byte) error {
+			if string(key) != field {
+				return s.skip()
+			}
+			v, _, err := s.int()
+			*dst = v
+			return err
+		})
+	}
+	return s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "input_tokens":
+			u.input, _, err = s.int()
+		case "output_tokens":
+			u.output, _, err = s.int()
+		case "total_tokens":
+			u.total, u.hasTotal, err = s.int()
+		case "input_tokens_details":
+			err = details("cached_tokens", &u.cached)
+		case "output_tokens_details":
+			err = details("reasoning_tokens", &u.reasoning)
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+}
