@@ -136,3 +136,28 @@ func TestGraphAndHarnesses(t *testing.T) {
 		}
 	}
 }
+
+func TestTranslateExtensions(t *testing.T) {
+	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"key sk-proj-Ab3dEf6h\"}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"Ij9kLm2nOp5qRs8tUv1wXy4z ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	dir := t.TempDir()
+	code, out, errOut := cli(t, stream, "translate", "--wire", "chat", "--redact", "--record", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "Ij9kLm2nOp5qRs8t") || !strings.Contains(out, "[REDACTED:api_key] ok") {
+		t.Fatalf("secret not redacted:\n%s", out)
+	}
+	// The recording replays to the same events as the live run.
+	_, path, ok := strings.Cut(strings.TrimSpace(errOut), "recording upstream bytes to ")
+	if !ok {
+		t.Fatalf("no recording path in %q", errOut)
+	}
+	code, replay, errOut := cli(t, "", "translate", "--wire", "chat", "--redact", path)
+	if code != exitOK || replay != out {
+		t.Fatalf("replay differs (exit %d, %s):\n%s\nvs live:\n%s", code, errOut, replay, out)
+	}
+	if code, _, errOut := cli(t, stream, "translate", "--wire", "chat", "--redact-pattern", "("); code != exitUsage || !strings.Contains(errOut, "--redact-pattern") {
+		t.Fatalf("bad pattern: %d %q", code, errOut)
+	}
+}

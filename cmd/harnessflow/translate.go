@@ -22,8 +22,10 @@ func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	unary := fs.Bool("unary", false, "the input is one non-streaming JSON response, not SSE")
 	modeName := fs.String("mode", "fused", "execution mode: fused or async")
 	maxEvent := fs.Int("max-event-bytes", 0, "cap on one SSE line or event (default 32 MiB)")
+	var ext extensionFlags
+	ext.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: harnessflow translate --wire chat|messages|responses [--harness NAME] [--request FILE] [--unary] [--mode fused|async] [FILE|-]")
+		fmt.Fprintln(stderr, "Usage: harnessflow translate --wire chat|messages|responses [--harness NAME] [--request FILE] [--unary] [--mode fused|async]\n       [--redact] [--redact-pattern RE]... [--log-events] [--record DIR] [FILE|-]")
 		fmt.Fprintln(stderr, "Reads an upstream model response (a recorded SSE stream, or with --unary a JSON body) and prints")
 		fmt.Fprintln(stderr, "one engine event per line as JSON. Bad input: one error line, exit status 2.")
 		fs.PrintDefaults()
@@ -62,6 +64,11 @@ func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if err != nil {
 		return fail(stderr, "translate", exitUsage, "%v", err)
 	}
+	g, closeExt, err := ext.apply(g, string(wire), stderr)
+	if err != nil {
+		return fail(stderr, "translate", exitUsage, "%v", err)
+	}
+	defer closeExt()
 
 	name := "-"
 	var src pipeline.Source[[]byte]

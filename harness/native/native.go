@@ -1,0 +1,47 @@
+// Package native registers the no-harness translation under the name
+// "native": on the chat wire the engine request is converted with the native
+// chat conversion (SPEC §B.2, stages/request), on the responses wire it goes
+// upstream as it is. The messages wire has no native route (SPEC §D).
+//
+// Import it for its side effect:
+//
+//	import _ "github.com/harnessflow/harnessflow/harness/native"
+package native
+
+import (
+	"fmt"
+
+	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/stages/request"
+)
+
+func init() { harness.MustRegister(Harness()) }
+
+// Harness returns the native harness description (the value registered as
+// "native").
+func Harness() harness.Harness {
+	return harness.Harness{
+		Name:          harness.NativeName,
+		Description:   "no emulation: Responses → Chat Completions conversion, or the Responses request as it is",
+		Wires:         []harness.Wire{harness.WireChat, harness.WireResponses},
+		RequestGraph:  func(w harness.Wire) (*pipeline.Graph, error) { return RequestGraph(w, request.Options{}) },
+		ResponseGraph: harness.ProtocolGraph,
+	}
+}
+
+// RequestGraph returns the native request graph of a wire, its stages
+// configured by opts (provider quirks, model capabilities). The registered
+// harness uses zero Options.
+func RequestGraph(w harness.Wire, opts request.Options) (*pipeline.Graph, error) {
+	switch w {
+	case harness.WireChat:
+		return request.NewChatGraph(opts)
+	case harness.WireResponses:
+		return request.NewResponsesGraph()
+	}
+	if _, err := harness.Resolve(w, harness.NativeName); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("native: no request graph for wire %q", w)
+}

@@ -1,0 +1,49 @@
+// Package request holds the request-direction stages: they turn the engine's
+// Responses request (what Codex sends) into the body an upstream expects.
+//
+// The native chat graph (SPEC §B.2, the "chat-wire-compat" conversion) is
+//
+//	request.system → request.history → request.tools → request.options → request.provider → request.encode
+//
+// Every stage but the last takes and returns a *[Shaping], the state of one
+// request being shaped: the engine request (read-only), the chat body built
+// so far, and the ToolKinds that map chat tool names back to engine tool
+// kinds. request.encode turns it into a [Shaped]: the upstream path, the body
+// bytes, the optional title request and the ToolKinds — the JSON of
+// `harnessflow shape`.
+//
+// One run shapes one request: the graph's source yields a single *Shaping and
+// the sink receives a single Shaped. [Shape] does exactly that. Harness
+// packages build their own request graphs from the exported node
+// constructors (HistoryNode, ToolsNode, …), replacing or inserting nodes by
+// name.
+//
+// # Decisions where the specification leaves room
+//
+//   - Tools the chat wire cannot carry (a tool type other than function,
+//     custom, namespace, tool_search, local_shell, image_generation and
+//     web_search; a namespace entry of another type; a second tool with a
+//     name already taken) are dropped with a debug log, never an error. The
+//     log line carries the SPEC's wording ("unsupported chat wire tool type:
+//     X"). Malformed tools — no type, a function, custom or namespace tool
+//     without a name — are errors.
+//   - A custom (freeform) tool inside a namespace (Codex "code mode": the
+//     namespace "functions" holds the custom "exec") is carried as a chat
+//     function under its plain name with kind custom, matching how
+//     custom_tool_call history items are named.
+//   - Tools of an "additional_tools" input item (Codex "responses lite"
+//     models put every tool there instead of in "tools") are converted like
+//     the request's own tools, after them.
+//   - local_shell_call and tool_search_call open a pending call just like
+//     function_call and custom_tool_call, so an unanswered one is answered
+//     with "aborted" and the chat body stays valid.
+//   - Merging a plain-string assistant content with an array content turns
+//     the string into a text part (the reference produced a nested array no
+//     chat server accepts).
+//   - tool_choice and parallel_tool_calls are sent only with tools (OpenAI
+//     rejects them otherwise); a Responses-form named choice
+//     {"type":"function","name":N} is converted to the chat form.
+//   - An input_audio content item whose URL is a base64 data URL becomes the
+//     OpenAI form {"input_audio":{"data","format"}}; any other URL keeps the
+//     reference form {"audio_url"}.
+package request

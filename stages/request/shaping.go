@@ -1,0 +1,192 @@
+package request
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/wire/chat"
+)
+
+// Node names of the request graphs (DESIGN §4). Names are API: users insert,
+// replace and wrap nodes by these names.
+const (
+	NodeSystem   = "request.system"
+	NodeHistory  = "request.history"
+	NodeTools    = "request.tools"
+	NodeOptions  = "request.options"
+	NodeProvider = "request.provider"
+	NodeEncode   = "request.encode"
+)
+
+// PathResponses is the upstream path of the Responses API.
+const PathResponses = "/responses"
+
+// Shaping is the state of one request flowing through a request graph.
+// Stages read Request and fill Body, ToolKinds, Path and TitleRequest.
+type Shaping struct {
+	// Request is the engine request being shaped. Stages must not modify it.
+	Request *protocol.ResponsesRequest
+	// Body is the chat body built so far.
+	Body chat.Request
+	// ToolKinds maps each chat tool name to the engine tool kind it stands
+	// for (SPEC §B.3); request.tools fills it.
+	ToolKinds protocol.ToolKinds
+	// Path is the upstream path relative to the base URL (default
+	// "/chat/completions").
+	Path string
+	// TitleRequest is an optional side request sent before the main one
+	// (opencode); nil means none.
+	TitleRequest json.RawMessage
+
+	tools *toolTable // converted tools, shared by request.history and request.tools
+}
+
+// NewShaping returns the shaping state for req, with the chat path and an
+// empty body.
+func NewShaping(req *protocol.ResponsesRequest) *Shaping {
+	return &Shaping{Request: req, Path: chat.Path}
+}
+
+// Shaped is the result of a request graph: what goes upstream. Its JSON is
+// the output of `harnessflow shape` (DESIGN §6):
+// {"path":"/chat/completions","body":{…},"title_request":null,"tool_kinds":{…}}.
+type Shaped struct {
+	// Path is the upstream path relative to the base URL.
+	Path string `json:"path"`
+	// Body is the request body, compact JSON.
+	Body json.RawMessage `json:"body"`
+	// TitleRequest is a side request to send first, or nil (JSON null).
+	TitleRequest json.RawMessage `json:"title_request"`
+	// ToolKinds maps chat tool names back to engine tool kinds; never nil.
+	ToolKinds protocol.ToolKinds `json:"tool_kinds"`
+}
+
+// Options configure the stages of a request graph. They come from
+// configuration (the provider's base URL, what the model supports), not from
+// the request.
+type Options struct {
+	// BaseURL is the upstream's base URL. The provider body quirks (SPEC
+	// §B.1) are chosen from it by substring checks on the lowercased URL.
+	BaseURL string
+	// Provider overrides the detection from BaseURL when not ProviderAuto.
+	Provider Provider
+	// ReasoningControl is the model's reasoning capability. With
+	// ReasoningThinkingToggle, request.options sends
+	// thinking:{"type":"disabled"} when the effort is "none" and
+	// {"type":"enabled"} otherwise (SPEC §B.4). The default sends nothing.
+	ReasoningControl ReasoningControl
+	// SendEffort makes request.options send reasoning_effort mapped from the
+	// request's reasoning.effort (SPEC §B.5 table). The native conversion
+	// never sends it (SPEC §B.2): real chat endpoints reject it next to tools.
+	SendEffort bool
+	// Logger receives debug records about dropped tools; nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.Default()
+}
+
+// ReasoningControl is how a model's reasoning is switched.
+type ReasoningControl string
+
+// Reasoning controls.
+const (
+	// ReasoningDefault sends no reasoning switch.
+	ReasoningDefault ReasoningControl = ""
+	// ReasoningThinkingToggle is a model switched by thinking:{"type":…}.
+	ReasoningThinkingToggle ReasoningControl = "thinking_toggle"
+)
+
+// stage adapts a function of the shaping state to a pipeline stage.
+type stage func(ctx context.Context, s *Shaping) error
+
+// Push runs f on the shaping state and passes it on.
+func (f stage) Push(ctx context.Context, s *Shaping, emit func(*Shaping)) error {
+	if s == nil || s.Request == nil {
+		return errors.New("no request to shape")
+	}
+	if err := f(ctx, s); err != nil {
+		return err
+	}
+	emit(s)
+	return nil
+}
+
+// NewChatGraph returns the native chat request graph (SPEC §B.2):
+// request.system → request.history → request.tools → request.options →
+// request.provider → request.encode. Its input is *Shaping, its output Shaped.
+func NewChatGraph(opts Options) (*pipeline.Graph, error) {
+	g, err := pipeline.New("request.chat",
+		SystemNode(),
+		HistoryNode(opts),
+		ToolsNode(opts),
+		OptionsNode(opts),
+		ProviderNode(opts),
+		EncodeNode(),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("request: chat graph: %w", err)
+	}
+	return g, nil
+}
+
+// NewResponsesGraph returns the request graph of the Responses wire: the
+// engine request goes upstream as it is, to "/responses", with empty
+// ToolKinds. Its one node is request.encode.
+func NewResponsesGraph() (*pipeline.Graph, error) {
+	g, err := pipeline.New("request.responses", ResponsesEncodeNode())
+	if err != nil {
+		return nil, fmt.Errorf("request: responses graph: %w", err)
+	}
+	return g, nil
+}
+
+// Shape runs one request through g and returns what it produced. g must
+// produce exactly one Shaped and take either a *Shaping (the chat graphs of
+// this package; a fresh NewShaping(req) is fed) or a
+// *protocol.ResponsesRequest.
+func Shape(ctx context.Context, g *pipeline.Graph, req *protocol.ResponsesRequest, opts ...pipeline.RunOption) (Shaped, error) {
+	if g == nil {
+		return Shaped{}, errors.New("request: shape: nil graph")
+	}
+	if req == nil {
+		return Shaped{}, errors.New("request: shape: nil request")
+	}
+	var (
+		out  Shaped
+		n    int
+		sink = pipeline.SinkFunc[Shaped](func(v Shaped) error { out = v; n++; return nil })
+		err  error
+	)
+	switch g.In() {
+	case reflect.TypeFor[*Shaping]():
+		err = pipeline.Run(ctx, g, one(NewShaping(req)), sink, opts...)
+	case reflect.TypeFor[*protocol.ResponsesRequest]():
+		err = pipeline.Run(ctx, g, one(req), sink, opts...)
+	default:
+		return Shaped{}, fmt.Errorf("request: shape: graph %s takes %v, want *request.Shaping or *protocol.ResponsesRequest", g.Name(), g.In())
+	}
+	if err != nil {
+		return Shaped{}, fmt.Errorf("request: shape: %w", err)
+	}
+	if n != 1 {
+		return Shaped{}, fmt.Errorf("request: shape: graph %s produced %d results, want 1", g.Name(), n)
+	}
+	return out, nil
+}
+
+// one is a source of a single value.
+func one[T any](v T) pipeline.Source[T] {
+	return pipeline.SourceFunc[T](func(_ context.Context, emit func(T) error) error { return emit(v) })
+}
