@@ -1,0 +1,347 @@
+// Package metrics counts what flows through response graphs, for the
+// proxy's /metrics endpoint: per node (through a pipeline.Observer, so
+// stages never count themselves) and per stream (through a counting stage
+// at the end of a response graph).
+//
+//	m := metrics.New()                       // one per process
+//	g, err = g.Append(m.Node())              // per-stream counters
+//	err = pipeline.Run(ctx, g, src, sink, pipeline.WithObserver(m.Observer(g)))
+//	if err != nil { m.RunError(err) }
+//	http.Handle("/metrics", m)               // Prometheus text format
+//
+// A Metrics is safe for concurrent use by any number of runs, in fused and
+// async mode.
+package metrics
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
+)
+
+// Name is the node name of the per-stream counting stage.
+const Name = "metrics.count"
+
+// Metrics holds the counters. The zero value is not ready: use New.
+type Metrics struct {
+	nodes sync.Map // nodeKey → *nodeCounters
+
+	events     [len(knownTypes)]atomic.Uint64
+	deltaBytes atomic.Uint64
+	started    atomic.Uint64
+	completed  atomic.Uint64
+	failed     atomic.Uint64
+	unended    atomic.Uint64
+
+	mu        sync.Mutex
+	other     map[protocol.EventType]uint64 // events of unknown types
+	failures  map[string]uint64             // failed events by error kind
+	runErrors map[string]uint64             // fatal run errors by stage
+}
+
+// New returns empty Metrics.
+func New() *Metrics {
+	return &Metrics{other: map[protocol.EventType]uint64{}, failures: map[string]uint64{}, runErrors: map[string]uint64{}}
+}
+
+var knownTypes = [...]protocol.EventType{
+	protocol.EventCreated, protocol.EventServerModel, protocol.EventOutputItemAdded,
+	protocol.EventOutputItemDone, protocol.EventOutputTextDelta, protocol.EventReasoningContentDelta,
+	protocol.EventReasoningSummaryDelta, protocol.EventReasoningSummaryPartAdded,
+	protocol.EventToolCallInputDelta, protocol.EventCompleted, protocol.EventFailed,
+}
+
+func typeIndex(t protocol.EventType) int {
+	switch t {
+	case protocol.EventCreated:
+		return 0
+	case protocol.EventServerModel:
+		return 1
+	case protocol.EventOutputItemAdded:
+		return 2
+	case protocol.EventOutputItemDone:
+		return 3
+	case protocol.EventOutputTextDelta:
+		return 4
+	case protocol.EventReasoningContentDelta:
+		return 5
+	case protocol.EventReasoningSummaryDelta:
+		return 6
+	case protocol.EventReasoningSummaryPartAdded:
+		return 7
+	case protocol.EventToolCallInputDelta:
+		return 8
+	case protocol.EventCompleted:
+		return 9
+	case protocol.EventFailed:
+		return 10
+	}
+	return -1
+}
+
+type nodeKey struct{ graph, node string }
+
+type nodeCounters struct {
+	key     nodeKey
+	index   int
+	in, out atomic.Uint64
+	errors  atomic.Uint64
+	nanos   atomic.Int64
+}
+
+func (m *Metrics) counters(graph, node string, index int) *nodeCounters {
+	k := nodeKey{graph, node}
+	if c, ok := m.nodes.Load(k); ok {
+		return c.(*nodeCounters)
+	}
+	c, _ := m.nodes.LoadOrStore(k, &nodeCounters{key: k, index: index})
+	return c.(*nodeCounters)
+}
+
+// Observer returns a pipeline.Observer that counts, for every node of g,
+// inputs, outputs, errors and time (labelled graph=g.Name(), node=name).
+// Pass it to pipeline.Run with pipeline.WithObserver; it may be shared by
+// concurrent runs of g.
+func (m *Metrics) Observer(g *pipeline.Graph) pipeline.Observer {
+	o := &observer{m: m, graph: g.Name()}
+	for i, info := range g.Nodes() {
+		o.byIndex = append(o.byIndex, m.counters(o.graph, info.Name, i))
+	}
+	return o
+}
+
+type observer struct {
+	m       *Metrics
+	graph   string
+	byIndex []*nodeCounters
+}
+
+func (o *observer) Observe(ob pipeline.Observation) {
+	var c *nodeCounters
+	if ob.Index >= 0 && ob.Index < len(o.byIndex) && o.byIndex[ob.Index].key.node == ob.Node {
+		c = o.byIndex[ob.Index]
+	} else {
+		c = o.m.counters(o.graph, ob.Node, ob.Index)
+	}
+	if !ob.Finish {
+		c.in.Add(1)
+	}
+	if ob.Outputs > 0 {
+		c.out.Add(uint64(ob.Outputs))
+	}
+	if ob.Err != nil {
+		c.errors.Add(1)
+	}
+	c.nanos.Add(int64(ob.Elapsed))
+}
+
+// RunError counts a fatal error returned by pipeline.Run, by the stage it
+// came from ("other" when it names none).
+func (m *Metrics) RunError(err error) {
+	if err == nil {
+		return
+	}
+	stage := "other"
+	var se *pipeline.StageError
+	switch {
+	case errors.As(err, &se):
+		stage = se.Stage
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		stage = "context"
+	}
+	m.mu.Lock()
+	m.runErrors[stage]++
+	m.mu.Unlock()
+}
+
+// Node returns the per-stream counting node (Name): a pass-through
+// Stage[protocol.ResponseEvent, protocol.ResponseEvent] counting events by
+// type, delta bytes, and streams by outcome (completed, failed with the
+// error kind, or ended without a terminal event). Append it to a response
+// graph, after any redaction, to count what clients see.
+func (m *Metrics) Node() pipeline.Node {
+	return pipeline.NewNode(Name, func() pipeline.Stage[protocol.ResponseEvent, protocol.ResponseEvent] {
+		return &counter{m: m}
+	}, pipeline.Describe("count events and streams for /metrics"))
+}
+
+type counter struct {
+	m        *Metrics
+	started  bool
+	terminal bool
+}
+
+func (c *counter) Push(_ context.Context, ev protocol.ResponseEvent, emit func(protocol.ResponseEvent)) error {
+	m := c.m
+	if !c.started {
+		c.started = true
+		m.started.Add(1)
+	}
+	if i := typeIndex(ev.Type); i >= 0 {
+		m.events[i].Add(1)
+	} else {
+		m.mu.Lock()
+		m.other[ev.Type]++
+		m.mu.Unlock()
+	}
+	if ev.Delta != "" {
+		m.deltaBytes.Add(uint64(len(ev.Delta)))
+	}
+	if !c.terminal {
+		switch ev.Type {
+		case protocol.EventCompleted:
+			c.terminal = true
+			m.completed.Add(1)
+		case protocol.EventFailed:
+			c.terminal = true
+			m.failed.Add(1)
+			kind := "unknown"
+			if ev.Error != nil && ev.Error.Kind != "" {
+				kind = ev.Error.Kind
+			}
+			m.mu.Lock()
+			m.failures[kind]++
+			m.mu.Unlock()
+		}
+	}
+	emit(ev)
+	return nil
+}
+
+func (c *counter) Finish(context.Context, func(protocol.ResponseEvent)) error {
+	if !c.started {
+		c.started = true
+		c.m.started.Add(1)
+	}
+	if !c.terminal {
+		c.m.unended.Add(1)
+	}
+	return nil
+}
+
+// NodeSnapshot is the totals of one node of one graph.
+type NodeSnapshot struct {
+	Graph, Node string
+	Index       int // position in the graph
+	In, Out     uint64
+	Errors      uint64
+	Elapsed     time.Duration
+}
+
+// Snapshot is a consistent-enough copy of all counters (each counter is read
+// atomically; counters may move between reads).
+type Snapshot struct {
+	Nodes      []NodeSnapshot                // by graph name, then position
+	Events     map[protocol.EventType]uint64 // events by type (non-zero only)
+	DeltaBytes uint64                        // bytes of delta text
+	Started    uint64                        // streams that reached the counting stage
+	Completed  uint64                        // streams that ended with completed
+	Failed     uint64                        // streams that ended with failed
+	Unended    uint64                        // streams whose input ended without either
+	Failures   map[string]uint64             // failed streams by error kind
+	RunErrors  map[string]uint64             // fatal run errors by stage
+}
+
+// Snapshot returns the current totals.
+func (m *Metrics) Snapshot() Snapshot {
+	s := Snapshot{
+		Events:     map[protocol.EventType]uint64{},
+		DeltaBytes: m.deltaBytes.Load(),
+		Started:    m.started.Load(),
+		Completed:  m.completed.Load(),
+		Failed:     m.failed.Load(),
+		Unended:    m.unended.Load(),
+	}
+	m.nodes.Range(func(_, v any) bool {
+		c := v.(*nodeCounters)
+		s.Nodes = append(s.Nodes, NodeSnapshot{Graph: c.key.graph, Node: c.key.node, Index: c.index,
+			In: c.in.Load(), Out: c.out.Load(), Errors: c.errors.Load(), Elapsed: time.Duration(c.nanos.Load())})
+		return true
+	})
+	slices.SortFunc(s.Nodes, func(a, b NodeSnapshot) int {
+		if c := strings.Compare(a.Graph, b.Graph); c != 0 {
+			return c
+		}
+		if a.Index != b.Index {
+			return a.Index - b.Index
+		}
+		return strings.Compare(a.Node, b.Node)
+	})
+	for i, t := range knownTypes {
+		if n := m.events[i].Load(); n > 0 {
+			s.Events[t] = n
+		}
+	}
+	m.mu.Lock()
+	maps.Copy(s.Events, m.other)
+	s.Failures = maps.Clone(m.failures)
+	s.RunErrors = maps.Clone(m.runErrors)
+	m.mu.Unlock()
+	return s
+}
+
+// WritePrometheus writes the counters in the Prometheus text exposition
+// format (version 0.0.4), in a stable order.
+func (m *Metrics) WritePrometheus(w io.Writer) error {
+	s := m.Snapshot()
+	bw := bufio.NewWriter(w)
+	family := func(name, help string) {
+		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
+	}
+	nodeFamily := func(name, help string, val func(NodeSnapshot) string) {
+		family(name, help)
+		for _, n := range s.Nodes {
+			fmt.Fprintf(bw, "%s{graph=\"%s\",node=\"%s\"} %s\n", name, escape(n.Graph), escape(n.Node), val(n))
+		}
+	}
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	nodeFamily("harnessflow_node_inputs_total", "Elements pushed into a graph node.", func(n NodeSnapshot) string { return u(n.In) })
+	nodeFamily("harnessflow_node_outputs_total", "Elements emitted by a graph node.", func(n NodeSnapshot) string { return u(n.Out) })
+	nodeFamily("harnessflow_node_errors_total", "Fatal errors raised by a graph node.", func(n NodeSnapshot) string { return u(n.Errors) })
+	nodeFamily("harnessflow_node_seconds_total", "Time spent in a graph node, excluding downstream nodes in fused mode.",
+		func(n NodeSnapshot) string { return strconv.FormatFloat(n.Elapsed.Seconds(), 'g', -1, 64) })
+
+	labelled := func(name, help, label string, vals map[string]uint64) {
+		family(name, help)
+		for _, k := range slices.Sorted(maps.Keys(vals)) {
+			fmt.Fprintf(bw, "%s{%s=\"%s\"} %d\n", name, label, escape(k), vals[k])
+		}
+	}
+	events := map[string]uint64{}
+	for t, n := range s.Events {
+		events[string(t)] = n
+	}
+	labelled("harnessflow_stream_events_total", "Response events by type.", "type", events)
+	family("harnessflow_stream_delta_bytes_total", "Bytes of streamed delta text.")
+	fmt.Fprintf(bw, "harnessflow_stream_delta_bytes_total %d\n", s.DeltaBytes)
+	family("harnessflow_streams_started_total", "Response streams started.")
+	fmt.Fprintf(bw, "harnessflow_streams_started_total %d\n", s.Started)
+	labelled("harnessflow_streams_ended_total", "Response streams by how they ended.", "outcome",
+		map[string]uint64{"completed": s.Completed, "failed": s.Failed, "no_terminal_event": s.Unended})
+	labelled("harnessflow_stream_failures_total", "Failed response streams by error kind.", "kind", s.Failures)
+	labelled("harnessflow_run_errors_total", "Runs stopped by a fatal error, by stage.", "stage", s.RunErrors)
+	return bw.Flush()
+}
+
+// ServeHTTP serves WritePrometheus, for a /metrics endpoint.
+func (m *Metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	_ = m.WritePrometheus(w) // a failed write means the client went away
+}
+
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+func escape(s string) string { return labelEscaper.Replace(s) }

@@ -1,0 +1,188 @@
+package metrics_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/sinks"
+	"github.com/harnessflow/harnessflow/sources"
+	"github.com/harnessflow/harnessflow/stages/chatstream"
+	"github.com/harnessflow/harnessflow/stages/metrics"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func graph(t *testing.T, m *metrics.Metrics) *pipeline.Graph {
+	t.Helper()
+	g, err := chatstream.Graph(chatstream.Options{})
+	if err == nil {
+		g, err = g.InsertAfter("chat.finalize", m.Node())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// Counts are exact under concurrent runs in both modes, and match the
+// events the runs produced.
+func TestConcurrentRuns(t *testing.T) {
+	m := metrics.New()
+	g := graph(t, m)
+	obs := m.Observer(g)
+	files := []string{"c05_parallel_3_interleaved.sse", "c09_truncated_no_done.sse", "c10_error_mid_stream.sse"}
+	const perFile = 20
+	var mu sync.Mutex
+	wantEvents := map[protocol.EventType]uint64{}
+	var wantDelta uint64
+	var wg sync.WaitGroup
+	for i := range perFile * len(files) {
+		data := fixture(t, files[i%len(files)])
+		mode := []pipeline.Mode{pipeline.Fused, pipeline.Async}[i%2]
+		wg.Go(func() {
+			sink := sinks.Collect[protocol.ResponseEvent]()
+			if err := pipeline.Run(context.Background(), g, sources.Reader(strings.NewReader(string(data)), sources.WithReadSize(97)), sink,
+				pipeline.WithMode(mode), pipeline.WithObserver(obs)); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			for _, ev := range sink.Items() {
+				wantEvents[ev.Type]++
+				wantDelta += uint64(len(ev.Delta))
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	s := m.Snapshot()
+	if diff := cmp.Diff(wantEvents, s.Events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	n := uint64(perFile * len(files))
+	if s.DeltaBytes != wantDelta || s.Started != n || s.Completed != perFile || s.Failed != 2*perFile || s.Unended != 0 {
+		t.Errorf("snapshot %+v", s)
+	}
+	if diff := cmp.Diff(map[string]uint64{protocol.ErrKindUpstream: perFile, protocol.ErrKindTruncated: perFile}, s.Failures); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+	var names []string
+	for _, ns := range s.Nodes {
+		names = append(names, ns.Node)
+		if ns.Graph != chatstream.GraphName || ns.In == 0 || ns.Elapsed <= 0 || ns.Errors != 0 {
+			t.Errorf("node %+v", ns)
+		}
+	}
+	if want := []string{"sse.decode", "chat.decode", "chat.accumulate", "chat.finalize", "metrics.count"}; !cmp.Equal(want, names) {
+		t.Errorf("nodes %v", names)
+	}
+	// metrics.count passes every event: its inputs and outputs are the events.
+	last := s.Nodes[len(s.Nodes)-1]
+	var total uint64
+	for _, v := range wantEvents {
+		total += v
+	}
+	if last.In != total || last.Out != total {
+		t.Errorf("metrics.count in %d out %d, want %d", last.In, last.Out, total)
+	}
+}
+
+func TestRunErrorsAndUnended(t *testing.T) {
+	m := metrics.New()
+	g := graph(t, m)
+	err := pipeline.Run(context.Background(), g, sources.Slice([][]byte{[]byte("data: {not json\n\n")}),
+		sinks.Discard[protocol.ResponseEvent](), pipeline.WithObserver(m.Observer(g)))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	m.RunError(err)
+	m.RunError(context.Canceled)
+	m.RunError(errors.New("x"))
+	m.RunError(nil)
+	// A stream ending without completed/failed (no chat graph: bare events).
+	bare := pipeline.Must(pipeline.New("bare", m.Node()))
+	if err := pipeline.Run(context.Background(), bare, sources.Slice([]protocol.ResponseEvent{protocol.Created(), {Type: "custom.x"}}), sinks.Discard[protocol.ResponseEvent]()); err != nil {
+		t.Fatal(err)
+	}
+	if err := pipeline.Run(context.Background(), bare, sources.Slice([]protocol.ResponseEvent{protocol.Failed(&protocol.StreamError{}), protocol.Completed("", nil)}), sinks.Discard[protocol.ResponseEvent]()); err != nil {
+		t.Fatal(err)
+	}
+	s := m.Snapshot()
+	if diff := cmp.Diff(map[string]uint64{"chat.decode": 1, "context": 1, "other": 1}, s.RunErrors); diff != "" {
+		t.Errorf("run errors (-want +got):\n%s", diff)
+	}
+	if s.Unended != 1 || s.Failed != 1 || s.Completed != 0 || s.Failures["unknown"] != 1 || s.Events["custom.x"] != 1 {
+		t.Errorf("snapshot %+v", s)
+	}
+	var decodeErrs uint64
+	for _, n := range s.Nodes {
+		if n.Node == "chat.decode" {
+			decodeErrs = n.Errors
+		}
+	}
+	if decodeErrs != 1 {
+		t.Errorf("chat.decode errors = %d", decodeErrs)
+	}
+}
+
+func TestPrometheus(t *testing.T) {
+	m := metrics.New()
+	g := pipeline.Must(pipeline.New("g\"1", m.Node().Renamed("a\\b\nc")))
+	if err := pipeline.Run(context.Background(), g, sources.Slice([]protocol.ResponseEvent{protocol.TextDelta("héllo"), protocol.Completed("r", nil)}),
+		sinks.Discard[protocol.ResponseEvent](), pipeline.WithObserver(m.Observer(g))); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	m.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("content type %q", ct)
+	}
+	out := rec.Body.String()
+	for _, want := range []string{
+		"# TYPE harnessflow_node_inputs_total counter\nharnessflow_node_inputs_total{graph=\"g\\\"1\",node=\"a\\\\b\\nc\"} 2\n",
+		"harnessflow_stream_events_total{type=\"completed\"} 1\nharnessflow_stream_events_total{type=\"output_text.delta\"} 1\n",
+		"harnessflow_stream_delta_bytes_total 6\n",
+		"harnessflow_streams_ended_total{outcome=\"completed\"} 1\n",
+		"# HELP harnessflow_run_errors_total Runs stopped by a fatal error, by stage.\n# TYPE harnessflow_run_errors_total counter\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	// Every sample line is "name{labels} value" or "name value".
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, "# ") {
+			continue
+		}
+		if f := strings.Fields(line[strings.LastIndexByte(line, '}')+1:]); len(f) < 1 || !strings.HasPrefix(line, "harnessflow_") {
+			t.Errorf("bad line %q", line)
+		}
+	}
+	if err := m.WritePrometheus(failWriter{}); err == nil {
+		t.Errorf("write error not returned")
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("closed") }
