@@ -1,0 +1,80 @@
+package chatstream
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/stages/sse"
+)
+
+// UnaryName is the name of the chat.unary node.
+const UnaryName = "chat.unary"
+
+// unaryStage is chat.unary: the chunks of a non-streaming chat completion
+// body → one ChunkData (or ChunkError) and a ChunkDone.
+type unaryStage struct {
+	max int
+	buf []byte
+	dec chunkDecoder
+}
+
+// NewUnaryStage returns a fresh chat.unary stage. It buffers the body of a
+// non-streaming chat completion until the end of input, then emits it as
+// one ChunkData whose choices carry choices[].message (content, reasoning
+// fields, tool_calls, finish_reason) plus usage, followed by a ChunkDone —
+// or, for an error body {"error":...}, one ChunkError. A body larger than
+// opts.MaxEventBytes (default 32 MiB), an empty body and malformed JSON are
+// fatal errors.
+//
+// Unlike the reference implementation, which merges every index-less call
+// of a unary message into slot 0 (SPEC C.1.6, a flagged defect), a
+// tool call without "index" gets its position in the tool_calls array as its
+// index, so two calls stay two calls.
+func NewUnaryStage(opts Options) pipeline.Stage[[]byte, Chunk] {
+	u := &unaryStage{max: opts.MaxEventBytes}
+	if u.max <= 0 {
+		u.max = sse.DefaultMaxEventBytes
+	}
+	u.dec.unary = true
+	return u
+}
+
+// Push buffers one piece of the body.
+func (u *unaryStage) Push(_ context.Context, b []byte, _ func(Chunk)) error {
+	if len(u.buf)+len(b) > u.max {
+		return fmt.Errorf("%s: body exceeds %d bytes", UnaryName, u.max)
+	}
+	u.buf = append(u.buf, b...)
+	return nil
+}
+
+// Finish parses the whole body and emits its chunks.
+func (u *unaryStage) Finish(ctx context.Context, emit func(Chunk)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data := trimSpace(u.buf)
+	if len(data) == 0 {
+		return fmt.Errorf("%s: empty body", UnaryName)
+	}
+	c, msg, at := u.dec.decode(data)
+	if msg != "" {
+		return &DecodeError{DataOffset: at, Problem: msg, Unary: true}
+	}
+	if c.Kind == ChunkError {
+		emit(*c)
+		return nil
+	}
+	for i := range c.Choices {
+		calls := c.Choices[i].ToolCalls
+		for j := range calls {
+			if !calls[j].HasIndex {
+				calls[j].Index, calls[j].HasIndex = j, true
+			}
+		}
+	}
+	emit(*c)
+	emit(Chunk{Kind: ChunkDone})
+	return nil
+}
