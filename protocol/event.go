@@ -29,8 +29,8 @@ const (
 //	reasoning_summary.delta       delta, summary_index
 //	reasoning_summary_part.added  summary_index
 //	tool_call_input.delta         item_id, call_id?, delta
-//	completed                     response_id, token_usage?, end_turn?
-//	failed                        error
+//	completed                     response_id, token_usage?, end_turn?, finish_reason?
+//	failed                        error, response_id?
 //
 // An event of an unknown type serializes as {"type":...} only.
 type ResponseEvent struct {
@@ -45,8 +45,21 @@ type ResponseEvent struct {
 	ResponseID   string
 	TokenUsage   *TokenUsage
 	EndTurn      *bool
+	// FinishReason says why the model stopped, in the Chat Completions
+	// vocabulary (FinishStop, FinishLength, FinishToolCalls,
+	// FinishContentFilter); other upstream values pass through as sent.
+	// Serialized on completed when non-empty.
+	FinishReason string
 	Error        *StreamError
 }
+
+// Finish reasons, normalized to the Chat Completions vocabulary.
+const (
+	FinishStop          = "stop"
+	FinishLength        = "length"
+	FinishToolCalls     = "tool_calls"
+	FinishContentFilter = "content_filter"
+)
 
 // TokenUsage is the token accounting of a completed response. CacheWriteInputTokens is
 // serialized only when non-zero.

@@ -65,6 +65,7 @@ func (e ResponseEvent) AppendJSON(dst []byte) ([]byte, error) {
 		if e.EndTurn != nil {
 			w.boolPtr("end_turn", e.EndTurn)
 		}
+		w.strOpt("finish_reason", e.FinishReason)
 	case EventFailed:
 		w.key("error")
 		if x := e.Error; x == nil {
@@ -85,6 +86,7 @@ func (e ResponseEvent) AppendJSON(dst []byte) ([]byte, error) {
 			w.strOpt("request_id", x.RequestID)
 			w.close(xf)
 		}
+		w.strOpt("response_id", e.ResponseID)
 	}
 	w.close(f)
 	if w.err != nil {
@@ -147,6 +149,7 @@ func (e *ResponseEvent) UnmarshalJSON(data []byte) error {
 			return u.err
 		})
 		ev.EndTurn = d.boolPtr("end_turn")
+		ev.FinishReason = d.str("finish_reason")
 	case EventFailed:
 		d.object("error", func(x *dec) error {
 			ev.Error = &StreamError{
@@ -161,6 +164,7 @@ func (e *ResponseEvent) UnmarshalJSON(data []byte) error {
 			}
 			return x.err
 		})
+		ev.ResponseID = d.str("response_id")
 	}
 	if d.err != nil {
 		return fmt.Errorf("protocol: event %s: %w", typ, d.err)

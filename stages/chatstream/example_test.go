@@ -42,5 +42,5 @@ data: [DONE]
 	// {"type":"output_text.delta","delta":"Listing."}
 	// {"type":"output_item.done","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":"Listing."}]}}
 	// {"type":"output_item.done","item":{"type":"function_call","name":"shell","arguments":"{\"cmd\":\"ls\"}","call_id":"call_1"}}
-	// {"type":"completed","response_id":"chatcmpl-1"}
+	// {"type":"completed","response_id":"chatcmpl-1","finish_reason":"tool_calls"}
 }

@@ -40,6 +40,7 @@ type finalizer struct {
 	cumulative bool
 	slots      []slot
 	finalized  int // slots [0, finalized) are done
+	calls      int // tool calls emitted
 	ended      bool
 }
 
@@ -75,9 +76,21 @@ func (f *finalizer) Push(_ context.Context, s Step, emit func(protocol.ResponseE
 		if err := f.finalizeUntil(len(f.slots), 0, emit); err != nil {
 			return err
 		}
-		emit(protocol.Completed(s.End.ResponseID, s.End.Usage))
+		done := protocol.Completed(s.End.ResponseID, s.End.Usage)
+		done.FinishReason = finishReason(s.End.FinishReason, f.calls > 0)
+		emit(done)
 	}
 	return nil
+}
+
+// finishReason normalizes the upstream finish_reason for the completed
+// event: a turn that produced tool calls finished with "tool_calls" even when
+// the provider said "stop" or nothing (Gemini, some vLLM builds).
+func finishReason(native string, calls bool) string {
+	if calls && (native == "" || native == protocol.FinishStop || native == "function_call") {
+		return protocol.FinishToolCalls
+	}
+	return native
 }
 
 // failure adds the unfinished tool calls being discarded to a truncation
@@ -261,6 +274,7 @@ func (f *finalizer) finalizeSlot(i int, emit func(protocol.ResponseEvent)) error
 	if len(sl.extra) > 0 {
 		extra = protocol.Extra{ExtraContentKey: json.RawMessage(bytes.Clone(sl.extra))}
 	}
+	f.calls++
 	kind := f.kinds[sl.name]
 	switch kind.Kind {
 	case protocol.KindCustom:

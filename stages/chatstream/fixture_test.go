@@ -324,28 +324,20 @@ func checkExpectation(t *testing.T, o outcome, exp expectation, responseID, mode
 	if exp.NativeFinishReason == nil && exp.Error != nil && exp.Error.Kind == protocol.ErrKindTruncated && o.End.FinishReason != "" {
 		t.Errorf("truncated stream saw finish reason %q", o.End.FinishReason)
 	}
+	// The normalized finish reason is the completed event's; the
+	// expectations say "error" for an upstream error.
 	if exp.FinishReason != nil {
-		got := normalizedFinish(o.End, len(s.Calls))
+		got := ""
+		switch {
+		case o.End.Err != nil && o.End.Err.Kind == protocol.ErrKindUpstream:
+			got = "error"
+		case s.Completed != nil:
+			got = s.Completed.FinishReason
+		}
 		if got != *exp.FinishReason {
 			t.Errorf("normalized finish reason %q, want %q", got, *exp.FinishReason)
 		}
 	}
-}
-
-// normalizedFinish is the chat-vocabulary finish reason the expectations
-// use: "error" for an upstream error, tool_calls when calls were emitted
-// under stop/null/function_call.
-func normalizedFinish(e *End, calls int) string {
-	if e.Err != nil && e.Err.Kind == protocol.ErrKindUpstream {
-		return "error"
-	}
-	switch e.FinishReason {
-	case "", "stop", "function_call":
-		if calls > 0 {
-			return "tool_calls"
-		}
-	}
-	return e.FinishReason
 }
 
 func checkError(t *testing.T, got *protocol.StreamError, exp expectation) {

@@ -58,7 +58,7 @@ func Example() {
 	// {"type":"output_text.delta","delta":"Use the key "}
 	// {"type":"output_text.delta","delta":"[REDACTED:api_key] to call it."}
 	// {"type":"output_item.done","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":"Use the key [REDACTED:api_key] to call it."}]}}
-	// {"type":"completed","response_id":"r1"}
+	// {"type":"completed","response_id":"r1","finish_reason":"stop"}
 }
 
 // A Stream holds back only the tail that could still begin a secret.

@@ -53,12 +53,12 @@ func Example() {
 	// {"type":"output_item.added","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":""}]}}
 	// {"type":"output_text.delta","delta":"hi"}
 	// {"type":"output_item.done","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":"hi"}]}}
-	// {"type":"completed","response_id":"r1"}
+	// {"type":"completed","response_id":"r1","finish_reason":"stop"}
 	// live: <nil> close: <nil>
 	// {"type":"created"}
 	// {"type":"output_item.added","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":""}]}}
 	// {"type":"output_text.delta","delta":"hi"}
 	// {"type":"output_item.done","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":"hi"}]}}
-	// {"type":"completed","response_id":"r1"}
+	// {"type":"completed","response_id":"r1","finish_reason":"stop"}
 	// replay: <nil>
 }
