@@ -283,12 +283,11 @@ func (a *accumulator) endOfInput(emit func(Step)) {
 
 // ErrNoEndMarker is returned (wrapped) by the Finish of chat.accumulate and
 // chat.finalize when their input ended without saying how the stream ended
-// (no ChunkDone, ChunkError, ChunkTruncated or ChunkEOF; no StepEnd). This
-// happens when an upstream stage failed (in async mode the engine may
-// finish a downstream node before it reports the failure) or when a
-// recomposed graph feeds chunks from a source that does not end them.
-// Emitting nothing then keeps the rule that a failed run has no terminal
-// event.
+// (no ChunkDone, ChunkError, ChunkTruncated or ChunkEOF; no StepEnd). The
+// engine never finishes a node downstream of a failure, so this happens
+// only when a recomposed graph feeds chunks from a source that does not end
+// them. Emitting nothing then keeps the rule that a failed run has no
+// terminal event.
 var ErrNoEndMarker = errors.New("input ended without an end-of-stream marker")
 
 // Finish checks that the stream was ended in-band; it never emits.
