@@ -12,6 +12,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/internal/jsonscan"
 )
 
 // Item id prefixes of the items anthropic.accumulate creates; the content
@@ -376,7 +377,7 @@ func (a *Accumulator) emitDone(b *block, emit func(protocol.ResponseEvent)) {
 // streamed, the start input compacted, or "{}".
 func (a *Accumulator) arguments(b *block) string {
 	in := b.text.buf
-	if isBlank(in) {
+	if len(jsonscan.TrimSpace(in)) == 0 {
 		in = bytes.TrimSpace(b.input)
 		if len(in) == 0 || string(in) == "null" || string(in) == "{}" {
 			return "{}"

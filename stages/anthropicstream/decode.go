@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/stages/internal/jsonscan"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
 
@@ -28,7 +29,7 @@ import (
 // reflection and without allocating; Event.Text then borrows from the SSE
 // data or from the decoder's scratch buffer.
 type Decoder struct {
-	sc   scanner
+	sc   jsonscan.Scanner
 	raw  rawEvent
 	done bool // message_stop or error passed on: the rest is ignored
 }
@@ -52,7 +53,8 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 		return nil
 	}
 	data := ev.Data
-	if isBlank(data) || isDoneSentinel(data) {
+	if t := jsonscan.TrimSpace(data); len(t) == 0 || string(t) == "[DONE]" {
+		// Blank data, or the sentinel some proxies append.
 		return nil
 	}
 	if !d.parseDelta(data) {
@@ -69,8 +71,8 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 		}
 	}
 	r, sc := &d.raw, &d.sc
-	str := func(sp span) string { return string(sc.bytes(sp)) }
-	typ, ok := knownEventBytes(sc.bytes(r.typ))
+	str := func(sp jsonscan.Span) string { return string(sc.Bytes(sp)) }
+	typ, ok := knownEventBytes(sc.Bytes(r.typ))
 	if !ok {
 		if nameType == "" {
 			// An unnamed event whose JSON type is unknown (a newer event)
@@ -83,7 +85,7 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 	switch typ {
 	case TypeContentBlockDelta:
 		out.Index = clampIndex(r.index)
-		out.Delta = deltaType(sc.bytes(r.delta.typ))
+		out.Delta = deltaType(sc.Bytes(r.delta.typ))
 		switch out.Delta {
 		case DeltaText:
 			out.Text = d.text(r.delta.text)
@@ -112,14 +114,14 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 			Data:      str(r.block.data),
 			ToolUseID: str(r.block.toolUseID),
 		}
-		if r.block.input.ok() {
-			b.Input = append([]byte(nil), sc.bytes(r.block.input)...)
+		if r.block.input.OK() {
+			b.Input = append([]byte(nil), sc.Bytes(r.block.input)...)
 		}
 		out.Block = b
 	case TypeContentBlockStop:
 		out.Index = clampIndex(r.index)
 	case TypeMessageDelta:
-		out.StopReason = stopReason(sc.bytes(r.delta.stopReason))
+		out.StopReason = stopReason(sc.Bytes(r.delta.stopReason))
 		out.StopSequence = str(r.delta.stopSequence)
 		if r.hasUsage {
 			u := r.usage
@@ -161,15 +163,20 @@ func (e *DecodeError) Error() string {
 // Unwrap returns the cause.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
+// SyntaxError is a malformed JSON document: Offset is the byte offset inside
+// the event's data where reading stopped. Its Error returns "invalid JSON at
+// data byte N: MSG".
+type SyntaxError = jsonscan.SyntaxError
+
 // empty is the non-nil empty Text of a delta whose payload is empty or absent.
 var empty = []byte{}
 
 // text returns a delta's payload, non-nil.
-func (d *Decoder) text(sp span) []byte {
-	if !sp.ok() {
+func (d *Decoder) text(sp jsonscan.Span) []byte {
+	if !sp.OK() {
 		return empty
 	}
-	return d.sc.bytes(sp)
+	return d.sc.Bytes(sp)
 }
 
 func clampIndex(v int64) int {
@@ -177,25 +184,6 @@ func clampIndex(v int64) int {
 		return -1
 	}
 	return int(v)
-}
-
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return false
-		}
-	}
-	return true
-}
-
-func isDoneSentinel(b []byte) bool {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return string(b) == "[DONE]"
 }
 
 func knownEvent(name string) (EventType, bool) {
@@ -270,7 +258,7 @@ func stopReason(b []byte) string {
 // clearing it per event is a plain memory clear. A repeated key replaces the
 // whole earlier value, as with encoding/json and a map.
 type rawEvent struct {
-	typ      span
+	typ      jsonscan.Span
 	index    int64
 	delta    rawDelta // content_block_delta and message_delta
 	usage    Usage    // message_delta
@@ -278,25 +266,25 @@ type rawEvent struct {
 	msg      rawMessage // message_start
 	block    rawBlock   // content_block_start
 	err      rawError
-	reqID    span
+	reqID    jsonscan.Span
 }
 
 type rawDelta struct {
-	typ, text, thinking, partialJSON, signature, stopReason, stopSequence span
+	typ, text, thinking, partialJSON, signature, stopReason, stopSequence jsonscan.Span
 }
 
 type rawMessage struct {
-	id, model, role span
+	id, model, role jsonscan.Span
 	usage           Usage
 	hasUsage        bool
 }
 
 type rawBlock struct {
-	typ, id, name, input, text, thinking, signature, data, toolUseID span
+	typ, id, name, input, text, thinking, signature, data, toolUseID jsonscan.Span
 }
 
 type rawError struct {
-	typ, message span
+	typ, message jsonscan.Span
 	present      bool
 }
 
@@ -362,17 +350,17 @@ func (d *Decoder) parseDelta(data []byte) bool {
 			return false
 		}
 		s := &d.sc
-		s.reset(data)
-		s.pos = end
-		payload, err := s.strSpan()
-		if err != nil || len(data)-s.pos != 2 || data[s.pos] != '}' || data[s.pos+1] != '}' {
+		s.Reset(data)
+		s.Seek(end)
+		payload, err := s.Str()
+		if p := s.Pos(); err != nil || len(data)-p != 2 || data[p] != '}' || data[p+1] != '}' {
 			return false
 		}
 		d.raw = rawEvent{
-			typ:   span{off: 9, n: len("content_block_delta"), src: spanData},
+			typ:   jsonscan.DataSpan(9, len("content_block_delta")),
 			index: index,
 		}
-		d.raw.delta.typ = span{off: i, n: len(l.typ), src: spanData}
+		d.raw.delta.typ = jsonscan.DataSpan(i, len(l.typ))
 		switch k {
 		case 0:
 			d.raw.delta.text = payload
@@ -390,12 +378,7 @@ func (d *Decoder) parseDelta(data []byte) bool {
 // parse reads one event's data into d.raw.
 func (d *Decoder) parse(data []byte) error {
 	d.raw = rawEvent{}
-	s := &d.sc
-	s.reset(data)
-	if err := s.object(d.topMember); err != nil {
-		return err
-	}
-	return s.end()
+	return d.sc.ParseObject(data, d.topMember)
 }
 
 func (d *Decoder) topMember(key []byte) error {
@@ -403,51 +386,38 @@ func (d *Decoder) topMember(key []byte) error {
 	var err error
 	switch string(key) {
 	case "type":
-		r.typ, err = s.strOrNull()
+		r.typ, err = s.StrOrNull()
 	case "index":
-		r.index, _, err = s.int()
+		r.index, _, err = s.Int()
 	case "delta":
 		r.delta = rawDelta{}
-		err = d.optObject(d.deltaMember)
+		_, err = s.ObjectOrNull(d.deltaMember)
 	case "usage":
-		r.usage, r.hasUsage = Usage{}, false
-		if isNull, e := s.null(); isNull || e != nil {
-			return e
-		}
-		r.hasUsage = true
-		err = readUsage(s, &r.usage)
+		r.hasUsage, err = readUsage(s, &r.usage)
 	case "message":
 		r.msg = rawMessage{}
-		err = d.optObject(d.messageMember)
+		_, err = s.ObjectOrNull(d.messageMember)
 	case "content_block":
 		r.block = rawBlock{}
-		err = d.optObject(d.blockMember)
+		_, err = s.ObjectOrNull(d.blockMember)
 	case "error":
 		r.err = rawError{}
-		switch s.peek() {
+		switch s.Peek() {
 		case 'n':
-			err = s.literal("null")
+			_, err = s.Null()
 		case '"':
 			r.err.present = true
-			r.err.message, err = s.strSpan()
+			r.err.message, err = s.Str()
 		default:
 			r.err.present = true
-			err = s.object(d.errorMember)
+			err = s.Object(d.errorMember)
 		}
 	case "request_id":
-		r.reqID, err = s.strOrNull()
+		r.reqID, err = s.StrOrNull()
 	default:
-		err = s.skip()
+		err = s.Skip()
 	}
 	return err
-}
-
-// optObject reads an object with member, or null.
-func (d *Decoder) optObject(member func([]byte) error) error {
-	if isNull, err := d.sc.null(); isNull || err != nil {
-		return err
-	}
-	return d.sc.object(member)
 }
 
 func (d *Decoder) deltaMember(key []byte) error {
@@ -455,21 +425,21 @@ func (d *Decoder) deltaMember(key []byte) error {
 	var err error
 	switch string(key) {
 	case "type":
-		r.typ, err = s.strOrNull()
+		r.typ, err = s.StrOrNull()
 	case "text":
-		r.text, err = s.strOrNull()
+		r.text, err = s.StrOrNull()
 	case "thinking":
-		r.thinking, err = s.strOrNull()
+		r.thinking, err = s.StrOrNull()
 	case "partial_json":
-		r.partialJSON, err = s.strOrNull()
+		r.partialJSON, err = s.StrOrNull()
 	case "signature":
-		r.signature, err = s.strOrNull()
+		r.signature, err = s.StrOrNull()
 	case "stop_reason":
-		r.stopReason, err = s.strOrNull()
+		r.stopReason, err = s.StrOrNull()
 	case "stop_sequence":
-		r.stopSequence, err = s.strOrNull()
+		r.stopSequence, err = s.StrOrNull()
 	default:
-		err = s.skip()
+		err = s.Skip()
 	}
 	return err
 }
@@ -479,20 +449,15 @@ func (d *Decoder) messageMember(key []byte) error {
 	var err error
 	switch string(key) {
 	case "id":
-		r.id, err = s.strOrNull()
+		r.id, err = s.StrOrNull()
 	case "model":
-		r.model, err = s.strOrNull()
+		r.model, err = s.StrOrNull()
 	case "role":
-		r.role, err = s.strOrNull()
+		r.role, err = s.StrOrNull()
 	case "usage":
-		r.usage, r.hasUsage = Usage{}, false
-		if isNull, e := s.null(); isNull || e != nil {
-			return e
-		}
-		r.hasUsage = true
-		err = readUsage(s, &r.usage)
+		r.hasUsage, err = readUsage(s, &r.usage)
 	default:
-		err = s.skip()
+		err = s.Skip()
 	}
 	return err
 }
@@ -502,25 +467,25 @@ func (d *Decoder) blockMember(key []byte) error {
 	var err error
 	switch string(key) {
 	case "type":
-		r.typ, err = s.strOrNull()
+		r.typ, err = s.StrOrNull()
 	case "id":
-		r.id, err = s.strOrNull()
+		r.id, err = s.StrOrNull()
 	case "name":
-		r.name, err = s.strOrNull()
+		r.name, err = s.StrOrNull()
 	case "input":
-		r.input, err = s.raw()
+		r.input, err = s.Raw()
 	case "text":
-		r.text, err = s.strOrNull()
+		r.text, err = s.StrOrNull()
 	case "thinking":
-		r.thinking, err = s.strOrNull()
+		r.thinking, err = s.StrOrNull()
 	case "signature":
-		r.signature, err = s.strOrNull()
+		r.signature, err = s.StrOrNull()
 	case "data":
-		r.data, err = s.strOrNull()
+		r.data, err = s.StrOrNull()
 	case "tool_use_id":
-		r.toolUseID, err = s.strOrNull()
+		r.toolUseID, err = s.StrOrNull()
 	default:
-		err = s.skip()
+		err = s.Skip()
 	}
 	return err
 }
@@ -530,20 +495,21 @@ func (d *Decoder) errorMember(key []byte) error {
 	var err error
 	switch string(key) {
 	case "type":
-		r.typ, err = s.strOrNull()
+		r.typ, err = s.StrOrNull()
 	case "message":
-		r.message, err = s.strOrNull()
+		r.message, err = s.StrOrNull()
 	default:
-		err = s.skip()
+		err = s.Skip()
 	}
 	return err
 }
 
-// readUsage reads a usage object; null fields are absent. A repeated key
-// replaces the earlier value.
-func readUsage(s *scanner, u *Usage) error {
+// readUsage reads a usage object into u and reports true, or null (u is
+// cleared). Null fields are absent. A repeated key replaces the earlier
+// value.
+func readUsage(s *jsonscan.Scanner, u *Usage) (bool, error) {
 	*u = Usage{}
-	return s.object(func(key []byte) error {
+	return s.ObjectOrNull(func(key []byte) error {
 		var (
 			bit UsageField
 			dst *int64
@@ -559,24 +525,22 @@ func readUsage(s *scanner, u *Usage) error {
 			bit, dst = UsageOutput, &u.OutputTokens
 		case "output_tokens_details":
 			u.ReasoningTokens, u.Present = 0, u.Present&^UsageReasoning
-			if isNull, e := s.null(); isNull || e != nil {
-				return e
-			}
-			return s.object(func(key []byte) error {
+			_, err := s.ObjectOrNull(func(key []byte) error {
 				if string(key) != "reasoning_tokens" {
-					return s.skip()
+					return s.Skip()
 				}
-				v, ok, err := s.int()
+				v, ok, err := s.Int()
 				u.ReasoningTokens, u.Present = v, u.Present&^UsageReasoning
 				if ok {
 					u.Present |= UsageReasoning
 				}
 				return err
 			})
+			return err
 		default:
-			return s.skip()
+			return s.Skip()
 		}
-		v, ok, err := s.int()
+		v, ok, err := s.Int()
 		*dst, u.Present = v, u.Present&^bit
 		if ok {
 			u.Present |= bit

@@ -1,145 +1,58 @@
 package anthropicstream
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/stages/internal/streamtest"
 )
 
-type fixture struct {
-	name     string
-	data     []byte
-	expected map[string]any
-}
-
-// loadFixtures reads testdata/fixtures/*.sse with their expect.json (copied
-// from the shared wire corpus; the recorded sha256 guards against edits).
-func loadFixtures(t testing.TB) []fixture {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", "fixtures", "*.sse"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixtures (err %v)", err)
-	}
-	var fs []fixture
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := os.ReadFile(strings.TrimSuffix(p, ".sse") + ".expect.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var exp struct {
-			Expected map[string]any `json:"expected"`
-			SHA256   string         `json:"sha256"`
-			Bytes    int            `json:"bytes"`
-		}
-		if err := json.Unmarshal(raw, &exp); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		sum := sha256.Sum256(data)
-		if hex.EncodeToString(sum[:]) != exp.SHA256 || len(data) != exp.Bytes {
-			t.Fatalf("%s: bytes or sha256 differ from its expect.json", p)
-		}
-		fs = append(fs, fixture{name: strings.TrimSuffix(filepath.Base(p), ".sse"), data: data, expected: exp.Expected})
-	}
-	return fs
-}
-
+// TestFixtures replays testdata/fixtures/*.sse (copied from the shared wire
+// corpus) and checks them against their expect.json.
 func TestFixtures(t *testing.T) {
-	g, err := Graph(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range loadFixtures(t) {
-		t.Run(f.name, func(t *testing.T) {
-			o := replay(t, g, f.data)
-			if o.Err != "" {
-				t.Fatalf("run error: %s", o.Err)
-			}
-			for _, e := range checkExpected(f.expected, summarize(o.Events)) {
-				t.Error(e)
-			}
-		})
-	}
+	streamtest.RunFixtures(t, pipeline.Must(Graph(Options{})), streamtest.LoadFixtures(t, fixtureDir))
 }
 
 // TestFixtureCheckerCanFail makes sure the expectation check is not vacuous:
 // every tampered expectation must be reported.
 func TestFixtureCheckerCanFail(t *testing.T) {
-	g, err := Graph(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]fixture{}
-	for _, f := range loadFixtures(t) {
-		byName[f.name[:3]] = f
-	}
-	tamper := []struct {
-		fixture string
-		edit    func(e map[string]any)
-	}{
-		{"a01", func(e map[string]any) { e["text"] = "other" }},
-		{"a01", func(e map[string]any) { e["text_blocks"] = []any{"a", "b"} }},
-		{"a01", func(e map[string]any) { e["usage"].(map[string]any)["input_tokens"] = 412.0 }},
-		{"a01", func(e map[string]any) { e["usage"].(map[string]any)["total_tokens"] = 2519.0 }},
-		{"a01", func(e map[string]any) { e["response_id"] = "msg_x" }},
-		{"a01", func(e map[string]any) { e["model"] = "claude-x" }},
-		{"a01", func(e map[string]any) { e["terminal"] = "eof_without_terminal" }},
-		{"a01", func(e map[string]any) { e["new_key"] = 1.0 }},
-		{"a02", func(e map[string]any) { e["reasoning"].(map[string]any)["signature"] = "forged" }},
-		{"a02", func(e map[string]any) { e["reasoning"].(map[string]any)["text"] = "x" }},
-		{"a02", func(e map[string]any) { e["reasoning"] = nil }},
-		{"a03", func(e map[string]any) {
-			tool(e, 0)["arguments"] = `{"command":"go test ./internal/wire/... -run TestDecoder -count=1","timeout":120}`
-		}},
-		{"a03", func(e map[string]any) { tool(e, 0)["arguments_json"] = map[string]any{} }},
-		{"a03", func(e map[string]any) { tool(e, 0)["id"] = "toolu_other" }},
-		{"a04", func(e map[string]any) { tool(e, 1)["name"] = "other" }},
-		{"a04", func(e map[string]any) { e["tool_calls"] = e["tool_calls"].([]any)[:1] }},
-		{"a04", func(e map[string]any) {
-			e["server_tool_calls"] = []any{map[string]any{"id": "toolu_01WxYz0123456789AbCdEfGh"}}
-		}},
-		{"a05", func(e map[string]any) { e["error"].(map[string]any)["retryable"] = false }},
-		{"a05", func(e map[string]any) { e["error"].(map[string]any)["type"] = "api_error" }},
-		{"a05", func(e map[string]any) { e["error"].(map[string]any)["request_id"] = "req_x" }},
-		{"a05", func(e map[string]any) { e["error"] = nil }},
-		{"a05", func(e map[string]any) { e["usage"] = map[string]any{"input_tokens": 845.0} }},
-	}
-	for i, tc := range tamper {
-		f, ok := byName[tc.fixture]
-		if !ok {
-			t.Fatalf("no fixture %s", tc.fixture)
-		}
-		o := runGraph(t, g, f.data, 0, nil)
-		exp := deepCopy(t, f.expected)
-		if errs := checkExpected(exp, summarize(o.Events)); len(errs) != 0 {
-			t.Fatalf("%s: untampered expectation fails: %v", tc.fixture, errs)
-		}
-		tc.edit(exp)
-		if errs := checkExpected(exp, summarize(o.Events)); len(errs) == 0 {
-			t.Errorf("tamper %d on %s went unnoticed", i, tc.fixture)
-		}
-	}
-}
-
-func tool(e map[string]any, i int) map[string]any {
-	return e["tool_calls"].([]any)[i].(map[string]any)
-}
-
-func deepCopy(t *testing.T, m map[string]any) map[string]any {
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	tool := streamtest.ToolCall
+	streamtest.CheckTampers(t, pipeline.Must(Graph(Options{})), streamtest.LoadFixtures(t, fixtureDir), streamtest.Tampers{
+		"a01": {
+			func(e map[string]any) { e["text"] = "other" },
+			func(e map[string]any) { e["text_blocks"] = []any{"a", "b"} },
+			func(e map[string]any) { e["usage"].(map[string]any)["input_tokens"] = 412.0 },
+			func(e map[string]any) { e["usage"].(map[string]any)["total_tokens"] = 2519.0 },
+			func(e map[string]any) { e["response_id"] = "msg_x" },
+			func(e map[string]any) { e["model"] = "claude-x" },
+			func(e map[string]any) { e["terminal"] = "eof_without_terminal" },
+			func(e map[string]any) { e["new_key"] = 1.0 },
+		},
+		"a02": {
+			func(e map[string]any) { e["reasoning"].(map[string]any)["signature"] = "forged" },
+			func(e map[string]any) { e["reasoning"].(map[string]any)["text"] = "x" },
+			func(e map[string]any) { e["reasoning"] = nil },
+		},
+		"a03": {
+			func(e map[string]any) {
+				tool(e, 0)["arguments"] = `{"command":"go test ./internal/wire/... -run TestDecoder -count=1","timeout":120}`
+			},
+			func(e map[string]any) { tool(e, 0)["arguments_json"] = map[string]any{} },
+			func(e map[string]any) { tool(e, 0)["id"] = "toolu_other" },
+		},
+		"a04": {
+			func(e map[string]any) { tool(e, 1)["name"] = "other" },
+			func(e map[string]any) { e["tool_calls"] = e["tool_calls"].([]any)[:1] },
+			func(e map[string]any) {
+				e["server_tool_calls"] = []any{map[string]any{"id": "toolu_01WxYz0123456789AbCdEfGh"}}
+			},
+		},
+		"a05": {
+			func(e map[string]any) { e["error"].(map[string]any)["retryable"] = false },
+			func(e map[string]any) { e["error"].(map[string]any)["type"] = "api_error" },
+			func(e map[string]any) { e["error"].(map[string]any)["request_id"] = "req_x" },
+			func(e map[string]any) { e["error"] = nil },
+			func(e map[string]any) { e["usage"] = map[string]any{"input_tokens": 845.0} },
+		},
+	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/internal/jsonscan"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
 
@@ -42,7 +43,7 @@ const (
 // naming the event's byte offset; no terminal event is emitted then.
 type Decoder struct {
 	opts Options
-	sc   scanner
+	sc   jsonscan.Scanner
 	raw  rawEvent
 
 	created    bool
@@ -78,7 +79,8 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 		return nil
 	}
 	data := ev.Data
-	if isBlank(data) || isDoneSentinel(data) {
+	if t := jsonscan.TrimSpace(data); len(t) == 0 || string(t) == "[DONE]" {
+		// Blank data, or the sentinel some proxies append.
 		return nil
 	}
 	if err := d.parse(data); err != nil {
@@ -91,7 +93,7 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 		return &DecodeError{Event: ev.Type, Offset: ev.Offset, Err: err}
 	}
 	r, sc := &d.raw, &d.sc
-	if t := handledBytes(sc.bytes(r.typ)); t != "" {
+	if t := handledBytes(sc.Bytes(r.typ)); t != "" {
 		typ = t
 	} else if typ == "" {
 		return nil
@@ -99,32 +101,32 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 	switch typ {
 	case TypeOutputTextDelta:
 		d.ensureCreated(emit)
-		if r.delta.n > 0 {
+		if r.delta.Len() > 0 {
 			emit(protocol.TextDelta(d.str(r.delta)))
 		}
 	case TypeReasoningSummaryDelta:
 		d.ensureCreated(emit)
-		if r.delta.n > 0 {
+		if r.delta.Len() > 0 {
 			emit(protocol.SummaryDelta(d.str(r.delta), int(r.summaryIndex)))
 		}
 	case TypeReasoningTextDelta:
 		d.ensureCreated(emit)
-		if r.delta.n > 0 {
+		if r.delta.Len() > 0 {
 			emit(protocol.ReasoningDelta(d.str(r.delta), int(r.contentIndex)))
 		}
 	case TypeFunctionCallArgsDelta, TypeCustomToolCallInputDelta:
 		d.ensureCreated(emit)
-		if !d.opts.SkipToolInputDeltas && r.delta.n > 0 {
-			emit(protocol.ToolInputDelta(d.str(r.itemID), d.callIDs[string(sc.bytes(r.itemID))], d.str(r.delta)))
+		if !d.opts.SkipToolInputDeltas && r.delta.Len() > 0 {
+			emit(protocol.ToolInputDelta(d.str(r.itemID), d.callIDs[string(sc.Bytes(r.itemID))], d.str(r.delta)))
 		}
 	case TypeReasoningSummaryPartAdd:
 		d.ensureCreated(emit)
 		emit(protocol.SummaryPartAdded(int(r.summaryIndex)))
 	case TypeOutputItemAdded, TypeOutputItemDone:
-		if !r.item.ok() {
+		if !r.item.OK() {
 			return &DecodeError{Event: typ, Offset: ev.Offset, Err: errNoItem}
 		}
-		item, err := protocol.UnmarshalItem(sc.bytes(r.item))
+		item, err := protocol.UnmarshalItem(sc.Bytes(r.item))
 		if err != nil {
 			return &DecodeError{Event: typ, Offset: ev.Offset, Err: err}
 		}
@@ -136,21 +138,21 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 			emit(protocol.Done(item))
 		}
 	case TypeCreated:
-		if r.resp.id.ok() && d.responseID == "" {
-			d.responseID = string(sc.bytes(r.resp.id))
+		if r.resp.id.OK() && d.responseID == "" {
+			d.responseID = string(sc.Bytes(r.resp.id))
 		}
 		if d.created {
 			return nil
 		}
-		if r.resp.model.n > 0 {
-			emit(protocol.ServerModel(string(sc.bytes(r.resp.model))))
+		if r.resp.model.Len() > 0 {
+			emit(protocol.ServerModel(string(sc.Bytes(r.resp.model))))
 		}
 		d.ensureCreated(emit)
 	case TypeCompleted, TypeIncomplete:
 		d.ensureCreated(emit)
 		id := d.responseID
-		if r.resp.id.ok() {
-			id = string(sc.bytes(r.resp.id))
+		if r.resp.id.OK() {
+			id = string(sc.Bytes(r.resp.id))
 		}
 		var usage *protocol.TokenUsage
 		if r.resp.hasUsage {
@@ -167,18 +169,18 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 		e := r.topErr
 		if r.nested.present {
 			// {"type":"error","error":{...}}: fill what the top level lacks.
-			if !e.code.ok() {
+			if !e.code.OK() {
 				e.code = r.nested.code
 			}
-			if !e.message.ok() {
+			if !e.message.OK() {
 				e.message = r.nested.message
 			}
-			if !e.typ.ok() {
+			if !e.typ.OK() {
 				e.typ = r.nested.typ
 			}
 		}
 		se := d.upstreamError(e)
-		if !e.message.ok() && !e.code.ok() {
+		if !e.message.OK() && !e.code.OK() {
 			se.Message = string(data)
 		}
 		d.terminal(protocol.Failed(se), emit)
@@ -239,8 +241,8 @@ func (d *Decoder) rememberCall(item protocol.ResponseItem) {
 // memory that is never written again once handed out, so the strings are
 // immutable. A full arena is replaced by a fresh one (the strings keep the
 // old one alive), which makes a delta cost no allocation amortised.
-func (d *Decoder) str(sp span) string {
-	b := d.sc.bytes(sp)
+func (d *Decoder) str(sp jsonscan.Span) string {
+	b := d.sc.Bytes(sp)
 	if len(b) == 0 {
 		return ""
 	}
@@ -274,6 +276,11 @@ func (e *DecodeError) Error() string {
 // Unwrap returns the cause.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
+// SyntaxError is a malformed JSON document: Offset is the byte offset inside
+// the event's data where reading stopped. Its Error returns "invalid JSON at
+// data byte N: MSG".
+type SyntaxError = jsonscan.SyntaxError
+
 var errNoItem = errors.New("no item")
 
 // Retryable failure codes (OpenAI error codes that a retry may fix).
@@ -286,7 +293,7 @@ var retryableCodes = map[string]bool{
 
 func (d *Decoder) upstreamError(e rawError) *protocol.StreamError {
 	sc := &d.sc
-	return newUpstreamError(string(sc.bytes(e.typ)), string(sc.bytes(e.code)), string(sc.bytes(e.message)))
+	return newUpstreamError(string(sc.Bytes(e.typ)), string(sc.Bytes(e.code)), string(sc.Bytes(e.message)))
 }
 
 func newUpstreamError(typ, code, message string) *protocol.StreamError {
@@ -393,47 +400,28 @@ func handledBytes(b []byte) string {
 	return ""
 }
 
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return false
-		}
-	}
-	return true
-}
-
-func isDoneSentinel(b []byte) bool {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return string(b) == "[DONE]"
-}
-
 // rawEvent is what parsing one event's data found. Its spans locate values
 // in the data or the scanner's scratch buffer; it holds no pointers, so
 // clearing it per event is a plain memory clear. A repeated key replaces the
 // whole earlier value, as with encoding/json and a map.
 type rawEvent struct {
-	typ, delta, itemID                      span
+	typ, delta, itemID                      jsonscan.Span
 	outputIndex, contentIndex, summaryIndex int64
-	item                                    span // raw JSON
+	item                                    jsonscan.Span // raw JSON
 	resp                                    rawResponse
 	topErr                                  rawError // code/message/type of an error event
 	nested                                  rawError // its nested "error" object, if any
 }
 
 type rawResponse struct {
-	id, model span
+	id, model jsonscan.Span
 	err       rawError
 	usage     rawUsage
 	hasUsage  bool
 }
 
 type rawError struct {
-	code, message, typ span
+	code, message, typ jsonscan.Span
 	present            bool
 }
 
@@ -458,12 +446,7 @@ func (u *rawUsage) tokenUsage() *protocol.TokenUsage {
 
 func (d *Decoder) parse(data []byte) error {
 	d.raw = rawEvent{}
-	s := &d.sc
-	s.reset(data)
-	if err := s.object(d.topMember); err != nil {
-		return err
-	}
-	return s.end()
+	return d.sc.ParseObject(data, d.topMember)
 }
 
 func (d *Decoder) topMember(key []byte) error {
@@ -471,37 +454,34 @@ func (d *Decoder) topMember(key []byte) error {
 	var err error
 	switch string(key) {
 	case "type":
-		r.typ, err = s.strOrNull()
+		r.typ, err = s.StrOrNull()
 	case "delta":
-		r.delta, err = s.strOrNull()
+		r.delta, err = s.StrOrNull()
 	case "item_id":
-		r.itemID, err = s.strOrNull()
+		r.itemID, err = s.StrOrNull()
 	case "output_index":
-		r.outputIndex, _, err = s.int()
+		r.outputIndex, _, err = s.Int()
 	case "content_index":
-		r.contentIndex, _, err = s.int()
+		r.contentIndex, _, err = s.Int()
 	case "summary_index":
-		r.summaryIndex, _, err = s.int()
+		r.summaryIndex, _, err = s.Int()
 	case "item":
-		r.item = span{}
-		if isNull, e := s.null(); isNull || e != nil {
+		r.item = jsonscan.Span{}
+		if isNull, e := s.Null(); isNull || e != nil {
 			return e
 		}
-		r.item, err = s.raw()
+		r.item, err = s.Raw()
 	case "response":
 		r.resp = rawResponse{}
-		if isNull, e := s.null(); isNull || e != nil {
-			return e
-		}
-		err = s.object(d.responseMember)
+		_, err = s.ObjectOrNull(d.responseMember)
 	case "code":
 		r.topErr.code, err = strOrNumber(s)
 	case "message":
-		r.topErr.message, err = s.strOrNull()
+		r.topErr.message, err = s.StrOrNull()
 	case "error":
 		r.nested, err = readError(s)
 	default:
-		err = s.skip()
+		err = s.Skip()
 	}
 	return err
 }
@@ -511,95 +491,90 @@ func (d *Decoder) responseMember(key []byte) error {
 	var err error
 	switch string(key) {
 	case "id":
-		r.id, err = s.strOrNull()
+		r.id, err = s.StrOrNull()
 	case "model":
-		r.model, err = s.strOrNull()
+		r.model, err = s.StrOrNull()
 	case "error":
 		r.err, err = readError(s)
 	case "usage":
-		r.usage, r.hasUsage = rawUsage{}, false
-		if isNull, e := s.null(); isNull || e != nil {
-			return e
-		}
-		r.hasUsage = true
-		err = readUsage(s, &r.usage)
+		r.hasUsage, err = readUsage(s, &r.usage)
 	default:
-		err = s.skip()
+		err = s.Skip()
 	}
 	return err
 }
 
 // readError reads an error object {code, message, type} or null. A plain
 // string is taken as the message.
-func readError(s *scanner) (rawError, error) {
+func readError(s *jsonscan.Scanner) (rawError, error) {
 	var e rawError
-	switch s.peek() {
+	switch s.Peek() {
 	case 'n':
-		return e, s.literal("null")
+		_, err := s.Null()
+		return e, err
 	case '"':
 		e.present = true
-		m, err := s.strSpan()
+		m, err := s.Str()
 		e.message = m
 		return e, err
 	}
 	e.present = true
-	err := s.object(func(key []byte) error {
+	err := s.Object(func(key []byte) error {
 		var err error
 		switch string(key) {
 		case "code":
 			e.code, err = strOrNumber(s)
 		case "message":
-			e.message, err = s.strOrNull()
+			e.message, err = s.StrOrNull()
 		case "type":
-			e.typ, err = s.strOrNull()
+			e.typ, err = s.StrOrNull()
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		return err
 	})
 	return e, err
 }
 
-// strOrNumber reads a string, a number (its text) or null (spanNone).
-func strOrNumber(s *scanner) (span, error) {
-	if c := s.peek(); c == '-' || (c >= '0' && c <= '9') {
-		start := s.pos
-		num, err := s.number()
-		return span{off: start, n: len(num), src: spanData}, err
+// strOrNumber reads a string, a number (its text) or null (the absent Span).
+func strOrNumber(s *jsonscan.Scanner) (jsonscan.Span, error) {
+	if c := s.Peek(); c == '-' || (c >= '0' && c <= '9') {
+		return s.Number()
 	}
-	return s.strOrNull()
+	return s.StrOrNull()
 }
 
-func readUsage(s *scanner, u *rawUsage) error {
+// readUsage reads a usage object into u and reports true, or null (u is
+// cleared).
+func readUsage(s *jsonscan.Scanner, u *rawUsage) (bool, error) {
+	*u = rawUsage{}
 	details := func(field string, dst *int64) error {
 		*dst = 0
-		if isNull, e := s.null(); isNull || e != nil {
-			return e
-		}
-		return s.object(func(key []byte) error {
+		_, err := s.ObjectOrNull(func(key []byte) error {
 			if string(key) != field {
-				return s.skip()
+				return s.Skip()
 			}
-			v, _, err := s.int()
+			v, _, err := s.Int()
 			*dst = v
 			return err
 		})
+		return err
 	}
-	return s.object(func(key []byte) error {
+	return s.ObjectOrNull(func(key []byte) error {
 		var err error
 		switch string(key) {
 		case "input_tokens":
-			u.input, _, err = s.int()
+			u.input, _, err = s.Int()
 		case "output_tokens":
-			u.output, _, err = s.int()
+			u.output, _, err = s.Int()
 		case "total_tokens":
-			u.total, u.hasTotal, err = s.int()
+			u.total, u.hasTotal, err = s.Int()
 		case "input_tokens_details":
 			err = details("cached_tokens", &u.cached)
 		case "output_tokens_details":
 			err = details("reasoning_tokens", &u.reasoning)
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		return err
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/internal/jsonscan"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
 
@@ -22,9 +23,9 @@ func (d *Decoder) view() map[string]string {
 		"content_index": fmt.Sprint(r.contentIndex),
 		"summary_index": fmt.Sprint(r.summaryIndex),
 	}
-	put := func(k string, sp span) {
-		if sp.ok() {
-			v[k] = string(d.sc.bytes(sp))
+	put := func(k string, sp jsonscan.Span) {
+		if sp.OK() {
+			v[k] = string(d.sc.Bytes(sp))
 		}
 	}
 	putErr := func(prefix string, e rawError) {
@@ -200,10 +201,10 @@ var parseCases = []string{
 	`{"type":"x","response":{"usage":{"input_tokens":"1"}}}`,
 	`{"type":"x","code":true}`,
 	`{"type":"x","error":[]}`,
-	`{"type":"x"`,
 	`[]`,
 	`null`,
 	"{\"delta\":\"\xff\"}",
+	// Cases about JSON syntax alone are in stages/internal/jsonscan.
 }
 
 func TestParseMatchesEncodingJSON(t *testing.T) {
