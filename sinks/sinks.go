@@ -1,5 +1,6 @@
 // Package sinks provides the outputs of pipeline runs: an in-memory
-// collector, a channel, a function, and a JSON Lines writer of events.
+// collector, a channel, a function, a JSON Lines writer of events, and a
+// Responses-API SSE writer of events (what the proxy streams to clients).
 package sinks
 
 import (
@@ -42,7 +43,9 @@ type ChanSink[T any] struct {
 }
 
 // Chan returns a sink sending on ch. It does not close ch.
-func Chan[T any](ctx context.Context, ch chan<- T) *ChanSink[T] { return &ChanSink[T]{ctx: ctx, ch: ch} }
+func Chan[T any](ctx context.Context, ch chan<- T) *ChanSink[T] {
+	return &ChanSink[T]{ctx: ctx, ch: ch}
+}
 
 // Accept sends v, or returns the context's error.
 func (s *ChanSink[T]) Accept(v T) error {

@@ -1,7 +1,8 @@
 // Command harnessflow translates between coding-agent wire protocols: it turns
 // upstream model streams into engine events (translate), shapes engine
-// requests the way a chosen agent would (shape), and shows the stage graphs
-// that do it (graph, harnesses).
+// requests the way a chosen agent would (shape), shows the stage graphs that
+// do it (graph, harnesses), and runs them as a proxy (serve) in front of any
+// model server or its own scripted model (mock-upstream).
 package main
 
 import (
@@ -24,10 +25,12 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"translate": {"upstream stream (SSE or unary JSON) → engine events as JSON Lines", runTranslate},
-		"shape":     {"engine Responses request → the upstream request a harness sends", runShape},
-		"graph":     {"show a harness's stage graph as text, Mermaid or DOT", runGraph},
-		"harnesses": {"list the registered harnesses and the wires each supports", runHarnesses},
+		"translate":     {"upstream stream (SSE or unary JSON) → engine events as JSON Lines", runTranslate},
+		"shape":         {"engine Responses request → the upstream request a harness sends", runShape},
+		"graph":         {"show a harness's stage graph as text, Mermaid or DOT", runGraph},
+		"harnesses":     {"list the registered harnesses and the wires each supports", runHarnesses},
+		"serve":         {"run the proxy: Responses API for clients such as Codex CLI, any upstream wire", runServe},
+		"mock-upstream": {"serve the embedded scripted model (Chat Completions) alone", runMockUpstream},
 	}
 }
 

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/harnessflow/harnessflow/server/scripted"
+)
+
+// defaultMockAddr is where mock-upstream listens by default.
+const defaultMockAddr = "127.0.0.1:8788"
+
+// runMockUpstream implements `harnessflow mock-upstream [--listen ADDR]
+// [--script FILE]`: the scripted Chat Completions model alone, until ctx is
+// cancelled (Ctrl-C).
+func runMockUpstream(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mock-upstream", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", defaultMockAddr, "address to listen on (port 0 picks a free port; the address is printed)")
+	scriptFile := fs.String("script", "", "a script `FILE` (JSON; see package server/scripted) instead of the built-in script")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: harnessflow mock-upstream [--listen 127.0.0.1:8788] [--script FILE]")
+		fmt.Fprintln(stderr, "Serves a deterministic scripted model as an OpenAI Chat Completions endpoint")
+		fmt.Fprintln(stderr, "(POST /v1/chat/completions, streamed or not) until interrupted.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(reorder(fs, args)); err != nil {
+		return flagStatus(err)
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	script, err := loadScript(*scriptFile)
+	if err != nil {
+		return fail(stderr, "mock-upstream", exitUsage, "%v", err)
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", *listen)
+	if err != nil {
+		return fail(stderr, "mock-upstream", exitError, "%v", err)
+	}
+	fmt.Fprintf(stdout, "harnessflow mock-upstream: serving the scripted model at http://%s/v1 (POST /v1/chat/completions)\n", ln.Addr())
+	if err := serveHTTP(ctx, ln, scripted.New(script), stderr); err != nil {
+		return fail(stderr, "mock-upstream", exitError, "%v", err)
+	}
+	return exitOK
+}
+
+// loadScript loads a script file, or returns nil (the default script) for "".
+func loadScript(path string) (*scripted.Script, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return scripted.Load(path)
+}
+
+// serveHTTP serves h on ln until ctx is cancelled, then shuts down
+// gracefully (5 s at most). It closes ln.
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, stderr io.Writer) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 30 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(slog.NewTextHandler(stderr, nil), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close() // requests still running after the grace period
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+// syncWriter serializes writes from concurrent requests' loggers.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

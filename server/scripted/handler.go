@@ -1,0 +1,564 @@
+package scripted
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/harnessflow/harnessflow/wire/chat"
+)
+
+// Created is the fixed "created" time of every answer (Unix seconds).
+const Created = 1767225600
+
+// DefaultModel is the model name used when neither the script nor the
+// request names one.
+const DefaultModel = "harnessflow-scripted"
+
+// maxBody caps a request body.
+const maxBody = 32 << 20
+
+// shellTools are the tool names a nameless scripted call picks from.
+var shellTools = map[string]bool{
+	"exec_command": true, "shell": true, "shell_command": true, "local_shell": true,
+	"bash": true, "run_shell_command": true, "Bash": true,
+}
+
+// Handler serves a Script as a Chat Completions endpoint. It is safe for
+// concurrent use; it keeps no state between requests.
+type Handler struct {
+	script *Script
+}
+
+// New returns a handler answering with s (nil: Default()). s must not be
+// modified afterwards.
+func New(s *Script) *Handler {
+	if s == nil {
+		s = Default()
+	}
+	return &Handler{script: s}
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case path == "/v1/chat/completions" || path == "/chat/completions":
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeError(w, http.StatusMethodNotAllowed, "use POST for "+path)
+			return
+		}
+		h.completions(w, r)
+	case (path == "/v1/models" || path == "/models") && r.Method == http.MethodGet:
+		w.Header().Set("Content-Type", "application/json")
+		model := h.script.Model
+		if model == "" {
+			model = DefaultModel
+		}
+		fmt.Fprintf(w, `{"object":"list","data":[{"id":%s,"object":"model","created":%d,"owned_by":"harnessflow"}]}`+"\n", marshal(model), Created)
+	default:
+		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path+" (the scripted model serves POST /v1/chat/completions)")
+	}
+}
+
+// request is what a turn is chosen and played from.
+type request struct {
+	body           []byte
+	model          string
+	stream         bool
+	includeUsage   bool
+	tools          []chat.Tool
+	lastUser       string
+	toolOutput     string
+	hasToolResult  bool
+	assistantTurns int
+}
+
+func parseRequest(body []byte) (*request, error) {
+	var cr chat.Request
+	if err := json.Unmarshal(body, &cr); err != nil {
+		return nil, err
+	}
+	req := &request{body: body, model: cr.Model, stream: cr.Stream != nil && *cr.Stream, tools: cr.Tools}
+	if len(cr.StreamOptions) > 0 {
+		var so struct {
+			IncludeUsage bool `json:"include_usage"`
+		}
+		if err := json.Unmarshal(cr.StreamOptions, &so); err == nil {
+			req.includeUsage = so.IncludeUsage
+		}
+	}
+	last := -1
+	for i, m := range cr.Messages {
+		if m.Role == chat.RoleUser {
+			last = i
+		}
+	}
+	if last >= 0 {
+		req.lastUser = contentText(cr.Messages[last].Content)
+	}
+	for _, m := range cr.Messages[last+1:] {
+		switch m.Role {
+		case chat.RoleTool:
+			req.hasToolResult = true
+			req.toolOutput = contentText(m.Content)
+		case chat.RoleAssistant:
+			req.assistantTurns++
+		}
+	}
+	return req, nil
+}
+
+func contentText(c chat.Content) string {
+	switch c.Kind {
+	case chat.ContentText:
+		return c.Text
+	case chat.ContentParts:
+		var parts []string
+		for _, p := range c.Parts {
+			if p.Text != "" {
+				parts = append(parts, p.Text)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
+func (m *Match) matches(r *request) bool {
+	if m == nil {
+		return true
+	}
+	if m.Tools != nil && *m.Tools != (len(r.tools) > 0) {
+		return false
+	}
+	if m.ToolResult != nil && *m.ToolResult != r.hasToolResult {
+		return false
+	}
+	if m.UserContains != "" && !strings.Contains(r.lastUser, m.UserContains) {
+		return false
+	}
+	if m.AssistantTurns != nil && *m.AssistantTurns != r.assistantTurns {
+		return false
+	}
+	return true
+}
+
+// answer is a played turn.
+type answer struct {
+	reasoning, text string
+	calls           []call
+	finish          string
+}
+
+type call struct{ id, name, args string }
+
+// play chooses the turn for r and renders it; ok is false when no turn
+// applies. A status turn is returned as is.
+func (h *Handler) play(r *request, id string) (t Turn, a answer, ok bool) {
+	for _, t := range h.script.Turns {
+		if !t.When.matches(r) {
+			continue
+		}
+		if t.Status != 0 {
+			return t, answer{}, true
+		}
+		a, playable := h.render(t, r, id)
+		if playable {
+			return t, a, true
+		}
+	}
+	return Turn{}, answer{text: "The harnessflow scripted model has no scripted answer for this request.", finish: "stop"}, false
+}
+
+func (h *Handler) render(t Turn, r *request, id string) (answer, bool) {
+	a := answer{reasoning: h.expand(t.Reasoning, r), text: h.expand(t.Text, r), finish: t.FinishReason}
+	for i, c := range t.ToolCalls {
+		name, schema := c.Name, json.RawMessage(nil)
+		if name == "" {
+			for _, tool := range r.tools {
+				if shellTools[tool.Function.Name] {
+					name, schema = tool.Function.Name, tool.Function.Parameters
+					break
+				}
+			}
+			if name == "" {
+				return answer{}, false
+			}
+		} else {
+			for _, tool := range r.tools {
+				if tool.Function.Name == name {
+					schema = tool.Function.Parameters
+					break
+				}
+			}
+		}
+		args := "{}"
+		if len(c.Arguments) > 0 {
+			var err error
+			if args, err = argumentsObject(c.Arguments); err != nil {
+				return answer{}, false // Check rejects this; a hand-built script may not have been checked
+			}
+		} else if c.Command != "" {
+			args = shellArguments(schema, c.Command)
+		}
+		a.calls = append(a.calls, call{id: fmt.Sprintf("call_%s_%d", id, i), name: name, args: args})
+	}
+	if a.finish == "" {
+		a.finish = "stop"
+		if len(a.calls) > 0 {
+			a.finish = "tool_calls"
+		}
+	}
+	return a, true
+}
+
+func (h *Handler) model(r *request) string {
+	switch {
+	case h.script.Model != "":
+		return h.script.Model
+	case r.model != "":
+		return r.model
+	}
+	return DefaultModel
+}
+
+func (h *Handler) expand(s string, r *request) string {
+	if !strings.Contains(s, "{{") {
+		return s
+	}
+	return strings.NewReplacer(
+		"{{tool_output}}", quoteOutput(r.toolOutput),
+		"{{user}}", r.lastUser,
+		"{{model}}", h.model(r),
+	).Replace(s)
+}
+
+// quoteOutput returns the part of a tool result worth quoting: the section
+// after an "Output:" line when there is one (Codex's exec_command result),
+// trimmed, at most 500 bytes.
+func quoteOutput(s string) string {
+	if i := strings.LastIndex(s, "Output:\n"); i >= 0 {
+		s = s[i+len("Output:\n"):]
+	}
+	s = strings.TrimSpace(s)
+	if len(s) > 500 {
+		cut := 500
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	if s == "" {
+		return "(no output)"
+	}
+	return s
+}
+
+// shellArguments shapes a shell command to a tool's parameter schema.
+func shellArguments(schema json.RawMessage, command string) string {
+	var sch struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(schema, &sch) // no usable schema: the plain {"command": ...} form
+	isArray := func(name string) bool {
+		p, ok := sch.Properties[name]
+		if !ok {
+			return false
+		}
+		switch t := p.Type.(type) {
+		case string:
+			return t == "array"
+		case []any:
+			for _, x := range t {
+				if x == "array" {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	argv := func() []string {
+		if strings.ContainsAny(command, "|&;<>()$`\\\"'*?[]#~=%") {
+			return []string{"bash", "-lc", command}
+		}
+		return strings.Fields(command)
+	}
+	args := map[string]any{}
+	key := "command"
+	if _, ok := sch.Properties["cmd"]; ok {
+		key = "cmd"
+	}
+	if isArray(key) {
+		args[key] = argv()
+	} else {
+		args[key] = command
+	}
+	for _, name := range sch.Required {
+		if _, set := args[name]; set {
+			continue
+		}
+		if p, ok := sch.Properties[name]; ok && p.Type == "string" {
+			args[name] = "harnessflow scripted call"
+		}
+	}
+	return marshal(args)
+}
+
+func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
+			return
+		}
+		writeError(w, http.StatusBadRequest, "read request body: "+err.Error())
+		return
+	}
+	req, err := parseRequest(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid chat completions request: "+err.Error())
+		return
+	}
+	id := requestHash(body)
+	turn, a, _ := h.play(req, id)
+	if turn.Status != 0 {
+		writeError(w, turn.Status, turn.Error)
+		return
+	}
+	if !req.stream {
+		h.unary(w, req, id, a)
+		return
+	}
+	h.streamAnswer(w, r, req, id, a)
+}
+
+func requestHash(body []byte) string {
+	f := fnv.New64a()
+	_, _ = f.Write(body) // hash.Hash writes never fail
+	return fmt.Sprintf("%016x", f.Sum64())
+}
+
+// usage of an answer, computed from sizes (about 4 bytes per token).
+func usage(req *request, a answer) *usageJSON {
+	tok := func(n int) int64 { return int64((n + 3) / 4) }
+	out := len(a.text)
+	for _, c := range a.calls {
+		out += len(c.name) + len(c.args)
+	}
+	u := &usageJSON{PromptTokens: tok(len(req.body)), CompletionTokens: tok(out) + tok(len(a.reasoning))}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	if a.reasoning != "" {
+		u.CompletionTokensDetails = &struct {
+			ReasoningTokens int64 `json:"reasoning_tokens"`
+		}{tok(len(a.reasoning))}
+	}
+	return u
+}
+
+type usageJSON struct {
+	PromptTokens            int64 `json:"prompt_tokens"`
+	CompletionTokens        int64 `json:"completion_tokens"`
+	TotalTokens             int64 `json:"total_tokens"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details,omitempty"`
+}
+
+type chunkJSON struct {
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Created int64        `json:"created"`
+	Model   string       `json:"model"`
+	Choices []choiceJSON `json:"choices"`
+	Usage   *usageJSON   `json:"usage,omitempty"`
+}
+
+type choiceJSON struct {
+	Index        int       `json:"index"`
+	Delta        deltaJSON `json:"delta"`
+	FinishReason *string   `json:"finish_reason"`
+}
+
+type deltaJSON struct {
+	Role             string          `json:"role,omitempty"`
+	Content          *string         `json:"content,omitempty"`
+	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	ToolCalls        []toolCallDelta `json:"tool_calls,omitempty"`
+}
+
+type toolCallDelta struct {
+	Index    int     `json:"index"`
+	ID       string  `json:"id,omitempty"`
+	Type     string  `json:"type,omitempty"`
+	Function fnDelta `json:"function"`
+}
+
+type fnDelta struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+// fragments cuts s into pieces of at most n bytes, on rune boundaries.
+func fragments(s string, n int) []string {
+	if n <= 0 {
+		n = 8
+	}
+	var out []string
+	for len(s) > 0 {
+		cut := min(n, len(s))
+		for cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut++
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	return out
+}
+
+func (h *Handler) streamAnswer(w http.ResponseWriter, r *http.Request, req *request, id string, a answer) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	model := h.model(req)
+	delay := time.Duration(h.script.DelayMS) * time.Millisecond
+	first := true
+	send := func(data string) bool {
+		if !first && delay > 0 {
+			t := time.NewTimer(delay)
+			select {
+			case <-r.Context().Done():
+				t.Stop()
+				return false
+			case <-t.C:
+			}
+		}
+		first = false
+		if _, err := io.WriteString(w, "data: "+data+"\n\n"); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	chunk := func(d deltaJSON, finish *string) bool {
+		return send(marshal(chunkJSON{ID: "chatcmpl-" + id, Object: "chat.completion.chunk", Created: Created, Model: model,
+			Choices: []choiceJSON{{Delta: d, FinishReason: finish}}}))
+	}
+	empty := ""
+	if !chunk(deltaJSON{Role: "assistant", Content: &empty}, nil) {
+		return
+	}
+	size := h.script.ChunkSize
+	for _, f := range fragments(a.reasoning, size) {
+		if !chunk(deltaJSON{ReasoningContent: f}, nil) {
+			return
+		}
+	}
+	for _, f := range fragments(a.text, size) {
+		if !chunk(deltaJSON{Content: &f}, nil) {
+			return
+		}
+	}
+	for i, c := range a.calls {
+		if !chunk(deltaJSON{ToolCalls: []toolCallDelta{{Index: i, ID: c.id, Type: "function", Function: fnDelta{Name: c.name}}}}, nil) {
+			return
+		}
+		for _, f := range fragments(c.args, size) {
+			if !chunk(deltaJSON{ToolCalls: []toolCallDelta{{Index: i, Function: fnDelta{Arguments: f}}}}, nil) {
+				return
+			}
+		}
+	}
+	finish := a.finish
+	if !chunk(deltaJSON{}, &finish) {
+		return
+	}
+	if req.includeUsage {
+		if !send(marshal(chunkJSON{ID: "chatcmpl-" + id, Object: "chat.completion.chunk", Created: Created, Model: model,
+			Choices: []choiceJSON{}, Usage: usage(req, a)})) {
+			return
+		}
+	}
+	send("[DONE]")
+}
+
+func (h *Handler) unary(w http.ResponseWriter, req *request, id string, a answer) {
+	type fn struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	type toolCall struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}
+	type message struct {
+		Role             string     `json:"role"`
+		Content          *string    `json:"content"`
+		ReasoningContent string     `json:"reasoning_content,omitempty"`
+		ToolCalls        []toolCall `json:"tool_calls,omitempty"`
+	}
+	type choice struct {
+		Index        int     `json:"index"`
+		Message      message `json:"message"`
+		FinishReason string  `json:"finish_reason"`
+	}
+	msg := message{Role: "assistant", ReasoningContent: a.reasoning}
+	if a.text != "" || len(a.calls) == 0 {
+		text := a.text
+		msg.Content = &text
+	}
+	for _, c := range a.calls {
+		msg.ToolCalls = append(msg.ToolCalls, toolCall{ID: c.id, Type: "function", Function: fn{Name: c.name, Arguments: c.args}})
+	}
+	out := struct {
+		ID      string     `json:"id"`
+		Object  string     `json:"object"`
+		Created int64      `json:"created"`
+		Model   string     `json:"model"`
+		Choices []choice   `json:"choices"`
+		Usage   *usageJSON `json:"usage"`
+	}{"chatcmpl-" + id, "chat.completion", Created, h.model(req), []choice{{Message: msg, FinishReason: a.finish}}, usage(req, a)}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, marshal(out)+"\n") // a failed write means the client went away
+}
+
+// writeError writes an OpenAI-style error body.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	typ, code := "invalid_request_error", ""
+	switch {
+	case status == http.StatusUnauthorized:
+		typ, code = "authentication_error", "invalid_api_key"
+	case status == http.StatusNotFound:
+		typ, code = "invalid_request_error", "not_found"
+	case status == http.StatusTooManyRequests:
+		typ, code = "rate_limit_error", "rate_limit_exceeded"
+	case status >= 500:
+		typ, code = "server_error", "server_error"
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	body := map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nilIfEmpty(code)}}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, marshal(body)+"\n") // a failed write means the client went away
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

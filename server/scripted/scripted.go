@@ -1,0 +1,251 @@
+// Package scripted is a deterministic Chat Completions model server for
+// offline use and tests: `harnessflow serve` runs it in-process when no
+// upstream is configured, and `harnessflow mock-upstream` serves it alone.
+//
+// It answers POST /v1/chat/completions (and /chat/completions): streamed as
+// SSE chunks ending with "data: [DONE]" (and a usage chunk when the request
+// sets stream_options.include_usage), or as one chat.completion JSON when
+// "stream" is false. Text, reasoning and tool-call arguments are cut into
+// small fragments so that every answer exercises a real stream parser.
+// GET /v1/models lists the one model.
+//
+// # Scripts
+//
+// What it answers is a [Script], a JSON file:
+//
+//	{
+//	  "model": "scripted",          // model name in answers ("" → the request's)
+//	  "chunk_size": 8,              // bytes per streamed fragment (default 8)
+//	  "delay_ms": 0,                // pause between chunks
+//	  "turns": [
+//	    {"when": {"tools": true, "tool_result": false},
+//	     "reasoning": "optional reasoning text",
+//	     "text": "optional text",
+//	     "tool_calls": [{"name": "", "command": "echo hi"}]},
+//	    {"when": {"tool_result": true}, "text": "The tool said: {{tool_output}}"},
+//	    {"when": {"user_contains": "fail"}, "status": 429, "error": "slow down"},
+//	    {"text": "Hello! You said: {{user}}"}
+//	  ]
+//	}
+//
+// For each request the turns are tried in order; the first one whose "when"
+// matches (a turn without "when" matches every request) and that can be
+// played answers. Conditions, all of which must hold:
+//
+//   - "tools": the request has tools (true) or has none (false);
+//   - "tool_result": a tool result follows the last user message (true) or
+//     none does (false);
+//   - "user_contains": the last user message contains the string;
+//   - "assistant_turns": exactly this many assistant messages follow the
+//     last user message (use it to script a fixed sequence of calls).
+//
+// A turn answers with reasoning and/or text and/or tool calls (finish
+// reason "tool_calls" when it has calls, else "stop", or its own
+// "finish_reason"), or with an HTTP error ("status" 4xx/5xx and an "error"
+// message in an OpenAI error body). A tool call names its tool, or leaves
+// "name" empty to call the first shell-like tool of the request
+// (exec_command, shell, shell_command, local_shell, bash, run_shell_command,
+// Bash, in the request's order); a turn whose nameless call finds no such
+// tool cannot be played and is skipped. "arguments" gives the arguments as a
+// JSON object; without it, "command" is shaped to the tool's parameter
+// schema: a "cmd" string, a "command" array (["bash","-lc",CMD] split as
+// argv when the command has no shell syntax) or string, and short
+// placeholders for other required string parameters. Texts may use
+// {{tool_output}} (the last tool result, its "Output:" section when it has
+// one, at most 500 bytes), {{user}} (the last user message) and {{model}}.
+// A request no turn answers gets a fixed apology text.
+//
+// [Default] is the built-in script: with tools and no tool result yet, a
+// short reasoning, a sentence and a call of the first shell-like tool
+// running `echo hello from harnessflow`; once a tool result is present, a
+// final text quoting it; without tools, a fixed greeting.
+//
+// Answers are deterministic: ids are derived from a hash of the request,
+// "created" is fixed, and usage counts are computed from the sizes of the
+// request and the answer.
+package scripted
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Script is what the scripted model answers (see the package doc for the
+// JSON format).
+type Script struct {
+	// Model is the model name in answers; "" uses the request's model (or
+	// "harnessflow-scripted").
+	Model string `json:"model,omitempty"`
+	// ChunkSize is the size in bytes of a streamed text or argument
+	// fragment (default 8).
+	ChunkSize int `json:"chunk_size,omitempty"`
+	// DelayMS is a pause between streamed chunks, in milliseconds.
+	DelayMS int `json:"delay_ms,omitempty"`
+	// Turns are tried in order for every request.
+	Turns []Turn `json:"turns"`
+}
+
+// Turn is one scripted answer and the condition under which it is given.
+type Turn struct {
+	// When must match the request; nil matches every request.
+	When *Match `json:"when,omitempty"`
+	// Reasoning is streamed as reasoning_content before the text.
+	Reasoning string `json:"reasoning,omitempty"`
+	// Text is the assistant text (placeholders: {{tool_output}}, {{user}},
+	// {{model}}).
+	Text string `json:"text,omitempty"`
+	// ToolCalls are the calls the answer makes.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// FinishReason overrides the finish reason ("tool_calls" with calls,
+	// else "stop").
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Status, when non-zero, answers with this HTTP error status (400-599)
+	// and an OpenAI error body holding Error.
+	Status int `json:"status,omitempty"`
+	// Error is the message of a Status answer.
+	Error string `json:"error,omitempty"`
+}
+
+// Match is the condition of a [Turn]; nil fields are not checked.
+type Match struct {
+	// Tools: the request has tools (true) or none (false).
+	Tools *bool `json:"tools,omitempty"`
+	// ToolResult: a tool result follows the last user message (true) or
+	// none does (false).
+	ToolResult *bool `json:"tool_result,omitempty"`
+	// UserContains: the last user message contains this string.
+	UserContains string `json:"user_contains,omitempty"`
+	// AssistantTurns: exactly this many assistant messages follow the last
+	// user message.
+	AssistantTurns *int `json:"assistant_turns,omitempty"`
+}
+
+// ToolCall is one scripted tool call.
+type ToolCall struct {
+	// Name is the tool to call; "" calls the first shell-like tool of the
+	// request.
+	Name string `json:"name,omitempty"`
+	// Arguments is the arguments object (or a JSON string holding one).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Command is a shell command, shaped to the tool's parameter schema
+	// when Arguments is empty.
+	Command string `json:"command,omitempty"`
+}
+
+// DefaultCommand is the command the default script runs.
+const DefaultCommand = "echo hello from harnessflow"
+
+// Default returns the built-in script (see the package doc).
+func Default() *Script {
+	yes, no := true, false
+	return &Script{
+		Turns: []Turn{
+			{
+				When:      &Match{Tools: &yes, ToolResult: &no},
+				Reasoning: "The user has given me tools. I will run a harmless command first.",
+				Text:      "Let me run a quick command.",
+				ToolCalls: []ToolCall{{Command: DefaultCommand}},
+			},
+			{
+				When: &Match{ToolResult: &yes},
+				Text: "The command finished. It printed:\n\n{{tool_output}}\n\nThat is all from the harnessflow scripted model.",
+			},
+			{
+				Text: "Hello from the harnessflow scripted model! I am a fixed script, not a real model: " +
+					"point harnessflow serve at a real upstream with --upstream to talk to one.",
+			},
+		},
+	}
+}
+
+// Load reads and checks a script file.
+func Load(path string) (*Script, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scripted: %w", err)
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("scripted: %s: %w", path, errors.Unwrap(err))
+	}
+	return s, nil
+}
+
+// Parse decodes and checks a script. Unknown fields are errors.
+func Parse(data []byte) (*Script, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s Script
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("scripted: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("scripted: %w", errors.New("trailing data after the script object"))
+	}
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("scripted: %w", err)
+	}
+	return &s, nil
+}
+
+// Check reports the first problem of a script: no turns, a turn with
+// nothing to say, a bad status, bad arguments, a negative size.
+func (s *Script) Check() error {
+	if len(s.Turns) == 0 {
+		return errors.New("no turns")
+	}
+	if s.ChunkSize < 0 || s.DelayMS < 0 {
+		return errors.New("chunk_size and delay_ms must not be negative")
+	}
+	for i, t := range s.Turns {
+		if t.Status != 0 {
+			if t.Status < 400 || t.Status > 599 {
+				return fmt.Errorf("turn %d: status %d is not an HTTP error status (400-599)", i+1, t.Status)
+			}
+			continue
+		}
+		if t.Text == "" && t.Reasoning == "" && len(t.ToolCalls) == 0 {
+			return fmt.Errorf("turn %d: no text, reasoning, tool_calls or status", i+1)
+		}
+		for j, c := range t.ToolCalls {
+			if len(c.Arguments) > 0 {
+				if _, err := argumentsObject(c.Arguments); err != nil {
+					return fmt.Errorf("turn %d: tool call %d: %w", i+1, j+1, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// argumentsObject returns the arguments as compact JSON text of an object.
+func argumentsObject(raw json.RawMessage) (string, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", fmt.Errorf("arguments: %w", err)
+	}
+	if s, ok := v.(string); ok {
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			return "", fmt.Errorf("arguments string: %w", err)
+		}
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return "", errors.New("arguments must be a JSON object")
+	}
+	return marshal(v), nil
+}
+
+// marshal encodes v compactly without HTML escaping.
+func marshal(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "null"
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
