@@ -1,0 +1,13 @@
+// Package e2e holds opt-in end-to-end tests that drive real, unmodified
+// coding-agent clients through the harnessflow proxy.
+//
+// The tests start the proxy in-process on a loopback port, in front of the
+// built-in scripted model (server/scripted), so they need no network and no
+// API key. Each test skips unless its client is named by an environment
+// variable:
+//
+//	HARNESSFLOW_CODEX   path to a Codex CLI binary (codex_test.go)
+//
+// scripts/e2e-codex.sh installs the pinned Codex release and runs the Codex
+// test.
+package e2e
