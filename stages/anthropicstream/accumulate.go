@@ -53,6 +53,7 @@ type Accumulator struct {
 	responseID string
 	usage      Usage
 	stopReason string
+	toolCalls  bool // a client tool call (function_call) was emitted
 
 	open        []*block // started blocks whose done item is not emitted yet, by index
 	lastStarted int
@@ -134,10 +135,11 @@ func (a *Accumulator) Push(_ context.Context, e Event, emit func(protocol.Respon
 			f := false
 			ev.EndTurn = &f
 		}
+		ev.FinishReason = finishReason(a.stopReason, a.toolCalls)
 		a.terminal(ev, emit)
 	case TypeError:
 		a.ensureCreated(emit)
-		a.terminal(protocol.Failed(upstreamError(e.Error)), emit)
+		a.failed(upstreamError(e.Error), emit)
 	case TypeEndOfStream:
 		a.truncated(fmt.Sprintf(" (cut inside the event at byte %d)", e.Offset), emit)
 	}
@@ -147,9 +149,35 @@ func (a *Accumulator) Push(_ context.Context, e Event, emit func(protocol.Respon
 // StopReason returns the message's stop_reason (end_turn, tool_use,
 // max_tokens, stop_sequence, pause_turn, refusal,
 // model_context_window_exceeded, ...) as the last message_delta gave it, or
-// "" if none did. ResponseEvent has no field for it yet; Completed carries
-// only its pause_turn consequence (end_turn:false).
+// "" if none did. Completed carries it normalized (see finishReason) as
+// finish_reason, and its pause_turn consequence as end_turn:false.
 func (a *Accumulator) StopReason() string { return a.stopReason }
+
+// finishReason normalizes a stop_reason to the Chat Completions vocabulary
+// of ResponseEvent.FinishReason: end_turn and stop_sequence are "stop",
+// max_tokens and model_context_window_exceeded (the output hit the context
+// window) "length", tool_use "tool_calls", refusal "content_filter".
+// pause_turn is "stop": the response itself ended normally, and that the
+// caller must continue the turn is said by end_turn:false alone. Without a
+// stop_reason, a message that produced client tool calls finished with
+// "tool_calls"; other values pass through as sent.
+func finishReason(stop string, toolCalls bool) string {
+	switch stop {
+	case "end_turn", "stop_sequence", "pause_turn":
+		return protocol.FinishStop
+	case "max_tokens", "model_context_window_exceeded":
+		return protocol.FinishLength
+	case "tool_use":
+		return protocol.FinishToolCalls
+	case "refusal":
+		return protocol.FinishContentFilter
+	case "":
+		if toolCalls {
+			return protocol.FinishToolCalls
+		}
+	}
+	return stop
+}
 
 // Finish ends the stream: without a terminal event so far, it emits a
 // retryable upstream_truncated failure.
@@ -174,7 +202,15 @@ func (a *Accumulator) truncated(where string, emit func(protocol.ResponseEvent))
 		msg += "; unfinished tool calls dropped: " + strings.Join(calls, ", ")
 	}
 	a.ensureCreated(emit)
-	a.terminal(protocol.Failed(&protocol.StreamError{Kind: protocol.ErrKindTruncated, Message: msg, Retryable: true}), emit)
+	a.failed(&protocol.StreamError{Kind: protocol.ErrKindTruncated, Message: msg, Retryable: true}, emit)
+}
+
+// failed ends the stream with a Failed event that carries the message id,
+// when message_start gave one.
+func (a *Accumulator) failed(se *protocol.StreamError, emit func(protocol.ResponseEvent)) {
+	ev := protocol.Failed(se)
+	ev.ResponseID = a.responseID
+	a.terminal(ev, emit)
 }
 
 func (a *Accumulator) terminal(ev protocol.ResponseEvent, emit func(protocol.ResponseEvent)) {
@@ -367,6 +403,7 @@ func (a *Accumulator) emitDone(b *block, emit func(protocol.ResponseEvent)) {
 		data := b.data
 		emit(protocol.Done(&protocol.Reasoning{ID: b.id, EncryptedContent: &data}))
 	case kindTool:
+		a.toolCalls = true
 		emit(protocol.Done(&protocol.FunctionCall{Name: b.name, Arguments: a.arguments(b), CallID: b.id}))
 	}
 }

@@ -52,9 +52,9 @@
 //
 //   - message_stop → Done for every block still open (the upstream declared
 //     the message complete), then Completed{response_id: message id,
-//     token_usage}. end_turn is false for stop_reason "pause_turn" (the
-//     server tool loop paused and the caller continues the turn) and unset
-//     otherwise.
+//     token_usage, finish_reason}. end_turn is false for stop_reason
+//     "pause_turn" (the server tool loop paused and the caller continues the
+//     turn) and unset otherwise.
 //   - error event → Failed{kind:"upstream_error", type: error.type, message,
 //     retryable (overloaded_error, rate_limit_error, api_error,
 //     timeout_error), http_status (the status the error type stands for,
@@ -65,6 +65,16 @@
 //     Failed{kind:"upstream_truncated", retryable:true}. Tool calls whose
 //     block had not stopped are not emitted, and no Done follows for the
 //     open text or reasoning blocks.
+//
+// Failed carries the message id as response_id once message_start gave one.
+//
+// finish_reason is the last message_delta's stop_reason in the Chat
+// Completions vocabulary: end_turn, stop_sequence → "stop"; max_tokens,
+// model_context_window_exceeded → "length"; tool_use → "tool_calls";
+// refusal → "content_filter"; pause_turn → "stop" (the response ended
+// normally; end_turn:false is what tells the caller to continue the turn).
+// Without a stop_reason it is "tool_calls" when client tool calls were
+// emitted and absent otherwise; other stop reasons pass through as sent.
 //
 // Nothing after message_stop or an error event is read.
 //

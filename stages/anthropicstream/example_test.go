@@ -48,5 +48,5 @@ data: {"type":"message_stop"}
 	// {"type":"server_model","model":"claude-sonnet-4-5"}
 	// {"type":"created"}
 	// {"type":"output_item.done","item":{"type":"function_call","name":"bash","arguments":"{\"command\":\"ls\"}","call_id":"toolu_1"}}
-	// {"type":"completed","response_id":"msg_1","token_usage":{"input_tokens":100,"cached_input_tokens":90,"output_tokens":12,"reasoning_output_tokens":0,"total_tokens":112}}
+	// {"type":"completed","response_id":"msg_1","token_usage":{"input_tokens":100,"cached_input_tokens":90,"output_tokens":12,"reasoning_output_tokens":0,"total_tokens":112},"finish_reason":"tool_calls"}
 }

@@ -27,6 +27,7 @@ func TestFixtureCheckerCanFail(t *testing.T) {
 			func(e map[string]any) { e["model"] = "claude-x" },
 			func(e map[string]any) { e["terminal"] = "eof_without_terminal" },
 			func(e map[string]any) { e["new_key"] = 1.0 },
+			func(e map[string]any) { e["finish_reason"] = "length" },
 		},
 		"a02": {
 			func(e map[string]any) { e["reasoning"].(map[string]any)["signature"] = "forged" },
@@ -39,6 +40,7 @@ func TestFixtureCheckerCanFail(t *testing.T) {
 			},
 			func(e map[string]any) { tool(e, 0)["arguments_json"] = map[string]any{} },
 			func(e map[string]any) { tool(e, 0)["id"] = "toolu_other" },
+			func(e map[string]any) { e["finish_reason"] = "stop" },
 		},
 		"a04": {
 			func(e map[string]any) { tool(e, 1)["name"] = "other" },
@@ -53,6 +55,8 @@ func TestFixtureCheckerCanFail(t *testing.T) {
 			func(e map[string]any) { e["error"].(map[string]any)["request_id"] = "req_x" },
 			func(e map[string]any) { e["error"] = nil },
 			func(e map[string]any) { e["usage"] = map[string]any{"input_tokens": 845.0} },
+			func(e map[string]any) { e["finish_reason"] = "stop" },
+			func(e map[string]any) { e["response_id"] = "msg_x" },
 		},
 	})
 }

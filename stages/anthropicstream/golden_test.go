@@ -1,16 +1,14 @@
 package anthropicstream
 
 import (
-	"flag"
 	"testing"
 
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/stages/internal/streamtest"
 )
 
-var update = flag.Bool("update", false, "rewrite want.events.jsonl in testdata/golden/*.txtar from the current output")
-
-// TestGolden replays the golden archives (see streamtest.Golden). An archive
+// TestGolden replays the golden archives (see streamtest.Golden; -update
+// rewrites them from the current output). An archive
 // (testdata/golden/NAME.txtar) holds:
 //
 //	comment              what the case pins, plus optional directives:
@@ -21,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite want.events.jsonl in testdata/g
 //	                     one ResponseEvent per line (protocol.ResponseEvent JSON), then
 //	                     {"run_error": "..."} if the run fails
 func TestGolden(t *testing.T) {
-	streamtest.RunGoldens(t, streamtest.LoadGoldens(t, goldenLayout), *update, func(g streamtest.Golden) (*pipeline.Graph, error) {
+	streamtest.RunGoldens(t, streamtest.LoadGoldens(t, goldenLayout), func(g streamtest.Golden) (*pipeline.Graph, error) {
 		return Graph(Options{CompactArguments: g.Has("compact-arguments")})
 	})
 }

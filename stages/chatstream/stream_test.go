@@ -3,27 +3,25 @@ package chatstream
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/sinks"
 	"github.com/harnessflow/harnessflow/sources"
+	"github.com/harnessflow/harnessflow/stages/internal/streamtest"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
 
 func TestGraphShape(t *testing.T) {
-	g := mustGraph(t, Options{})
+	g := pipeline.Must(Graph(Options{}))
 	if got, want := g.Names(), []string{sse.Name, DecodeName, AccumulateName, FinalizeName}; !slices.Equal(got, want) {
 		t.Errorf("Graph nodes %q, want %q", got, want)
 	}
-	u := mustUnaryGraph(t, Options{})
+	u := pipeline.Must(UnaryGraph(Options{}))
 	if got, want := u.Names(), []string{UnaryName, AccumulateName, FinalizeName}; !slices.Equal(got, want) {
 		t.Errorf("UnaryGraph nodes %q, want %q", got, want)
 	}
@@ -39,16 +37,18 @@ func TestGraphShape(t *testing.T) {
 
 // TestMaxEventBytes: an event over the cap is a fatal error, no terminal event.
 func TestMaxEventBytes(t *testing.T) {
-	g := mustGraph(t, Options{MaxEventBytes: 64})
+	g := pipeline.Must(Graph(Options{MaxEventBytes: 64}))
 	in := []byte(`data: {"choices":[{"delta":{"content":"` + strings.Repeat("x", 100) + `"}}]}` + "\n\n")
 	for _, mode := range modes {
-		o := run(t, g, in, whole, mode)
+		o := streamtest.Run(t, g, in, mode, nil)
+		streamtest.CheckTerminal(t, o)
 		if !errors.Is(o.Err, sse.ErrTooLarge) {
 			t.Errorf("%s: error %v, want sse.ErrTooLarge", mode, o.Err)
 		}
 	}
-	u := mustUnaryGraph(t, Options{MaxEventBytes: 64})
-	o := run(t, u, []byte(`{"choices":[{"message":{"content":"`+strings.Repeat("x", 100)+`"}}]}`), bytewise, pipeline.Fused)
+	u := pipeline.Must(UnaryGraph(Options{MaxEventBytes: 64}))
+	o := streamtest.Run(t, u, []byte(`{"choices":[{"message":{"content":"`+strings.Repeat("x", 100)+`"}}]}`), pipeline.Fused, []int{1})
+	streamtest.CheckTerminal(t, o)
 	if o.Err == nil || !strings.Contains(o.Err.Error(), "exceeds 64 bytes") {
 		t.Errorf("unary: error %v, want a size error", o.Err)
 	}
@@ -87,7 +87,7 @@ func TestNoEndMarker(t *testing.T) {
 // TestCancel: a cancelled run returns the context error and emits no
 // terminal event.
 func TestCancel(t *testing.T) {
-	g := mustGraph(t, Options{})
+	g := pipeline.Must(Graph(Options{}))
 	for _, mode := range modes {
 		ctx, cancel := context.WithCancel(context.Background())
 		var terminal bool
@@ -112,19 +112,22 @@ func TestCancel(t *testing.T) {
 // TestConcurrentRuns: one Graph value serves concurrent runs (state is per
 // run); run with -race.
 func TestConcurrentRuns(t *testing.T) {
-	g := mustGraph(t, Options{ToolKinds: protocol.ToolKinds{"x": {Kind: protocol.KindCustom}}})
+	g := pipeline.Must(Graph(Options{ToolKinds: protocol.ToolKinds{"x": {Kind: protocol.KindCustom}}}))
 	fs := loadFixtures(t)
 	want := make([]string, len(fs))
 	for i, f := range fs {
-		want[i] = run(t, g, f.SSE, whole, pipeline.Fused).String()
+		o := streamtest.Run(t, g, f.Data, pipeline.Fused, nil)
+		streamtest.CheckTerminal(t, o)
+		want[i] = o.String()
 	}
 	done := make(chan struct{})
 	for w := range 4 {
 		go func() {
 			defer func() { done <- struct{}{} }()
+			rng := rand.New(rand.NewPCG(uint64(w), 0))
 			for i, f := range fs {
-				mode := modes[(i+w)%2]
-				if got := run(t, g, f.SSE, randomSplit(uint64(w), 512), mode).String(); got != want[i] {
+				sizes := streamtest.RandomSizes(rng, len(f.Data), 512)
+				if got := streamtest.Run(t, g, f.Data, modes[(i+w)%2], sizes).String(); got != want[i] {
 					t.Errorf("%s: concurrent run differs", f.Name)
 				}
 			}
@@ -137,37 +140,11 @@ func TestConcurrentRuns(t *testing.T) {
 
 // FuzzChatStream: arbitrary bytes through the whole Graph never panic, and
 // either the run fails with no terminal event or it emits exactly one
-// terminal event, last. Both modes must agree (up to async's error prefix).
+// terminal event, last; other reads and async mode must not change that
+// (see streamtest.CheckSplit). The seeds are the fixtures under 16 KiB and
+// the golden inputs.
 func FuzzChatStream(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "fixtures", "*.sse"))
-	for _, p := range paths {
-		if b, err := os.ReadFile(p); err == nil && len(b) < 1<<14 {
-			f.Add(b, uint8(0))
-		}
-	}
-	gold, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.txtar"))
-	for _, p := range gold {
-		if arc, err := txtar.ParseFile(p); err == nil {
-			for _, fl := range arc.Files {
-				if fl.Name == "upstream.sse" {
-					f.Add(fl.Data, uint8(3))
-				}
-			}
-		}
-	}
-	g, err := Graph(Options{ToolKinds: protocol.ToolKinds{"apply_patch": {Kind: protocol.KindCustom}}, CumulativeArguments: true})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, data []byte, split uint8) {
-		sp := whole
-		if split > 0 {
-			sp = randomSplit(uint64(split), int(split))
-		}
-		fused := run(t, g, data, sp, pipeline.Fused) // run checks the terminal rule
-		async := run(t, g, data, whole, pipeline.Async)
-		if fused.Err == nil && fused.String() != async.String() {
-			t.Errorf("async differs from fused:\n%s\nvs\n%s", async, fused)
-		}
-	})
+	fs := slices.DeleteFunc(loadFixtures(f), func(fx streamtest.Fixture) bool { return len(fx.Data) >= 1<<14 })
+	g := pipeline.Must(Graph(Options{ToolKinds: protocol.ToolKinds{"apply_patch": {Kind: protocol.KindCustom}}, CumulativeArguments: true}))
+	streamtest.Fuzz(f, g, fs, streamtest.LoadGoldens(f, goldenLayout))
 }

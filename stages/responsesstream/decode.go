@@ -48,6 +48,7 @@ type Decoder struct {
 
 	created    bool
 	done       bool
+	toolCalls  bool // a function_call or custom_tool_call done item was emitted
 	responseID string
 	callIDs    map[string]string // item id → call id, for tool input deltas
 	arena      []byte
@@ -67,11 +68,11 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 		return nil
 	}
 	if ev.Truncated {
-		d.terminal(protocol.Failed(&protocol.StreamError{
+		d.failed(&protocol.StreamError{
 			Kind:      protocol.ErrKindTruncated,
 			Message:   fmt.Sprintf("stream closed before response.completed (cut inside the event at byte %d)", ev.Offset),
 			Retryable: true,
-		}), emit)
+		}, d.responseID, emit)
 		return nil
 	}
 	typ := handled(ev.Type)
@@ -87,7 +88,7 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 		if typ == TypeError {
 			// An error event whose payload is not JSON (a proxy's
 			// plain-text error) is still an error: its data is the message.
-			d.terminal(protocol.Failed(newUpstreamError("", "", string(bytes.TrimSpace(data)))), emit)
+			d.failed(newUpstreamError("", "", string(bytes.TrimSpace(data))), d.responseID, emit)
 			return nil
 		}
 		return &DecodeError{Event: ev.Type, Offset: ev.Offset, Err: err}
@@ -135,6 +136,10 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 			d.rememberCall(item)
 			emit(protocol.Added(item))
 		} else {
+			switch item.(type) {
+			case *protocol.FunctionCall, *protocol.CustomToolCall:
+				d.toolCalls = true
+			}
 			emit(protocol.Done(item))
 		}
 	case TypeCreated:
@@ -150,21 +155,19 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 		d.ensureCreated(emit)
 	case TypeCompleted, TypeIncomplete:
 		d.ensureCreated(emit)
-		id := d.responseID
-		if r.resp.id.OK() {
-			id = string(sc.Bytes(r.resp.id))
-		}
 		var usage *protocol.TokenUsage
 		if r.resp.hasUsage {
 			usage = r.resp.usage.tokenUsage()
 		}
-		d.terminal(protocol.Completed(id, usage), emit)
+		done := protocol.Completed(d.eventResponseID(), usage)
+		done.FinishReason = d.finishReason(typ)
+		d.terminal(done, emit)
 	case TypeFailed:
 		se := d.upstreamError(r.resp.err)
 		if !r.resp.err.present {
 			se.Message = "response.failed without error details"
 		}
-		d.terminal(protocol.Failed(se), emit)
+		d.failed(se, d.eventResponseID(), emit)
 	case TypeError:
 		e := r.topErr
 		if r.nested.present {
@@ -183,22 +186,59 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 		if !e.message.OK() && !e.code.OK() {
 			se.Message = string(data)
 		}
-		d.terminal(protocol.Failed(se), emit)
+		d.failed(se, d.responseID, emit)
 	}
 	return nil
+}
+
+// eventResponseID returns the id of the current event's response object,
+// or else the one response.created gave.
+func (d *Decoder) eventResponseID() string {
+	if id := d.raw.resp.id; id.OK() {
+		return string(d.sc.Bytes(id))
+	}
+	return d.responseID
+}
+
+// finishReason returns the finish reason of a response.completed or
+// response.incomplete event in the Chat Completions vocabulary (see the
+// package documentation).
+func (d *Decoder) finishReason(typ string) string {
+	if typ == TypeCompleted {
+		if d.toolCalls {
+			return protocol.FinishToolCalls
+		}
+		return protocol.FinishStop
+	}
+	switch reason := d.sc.Bytes(d.raw.resp.incompleteReason); string(reason) {
+	case "max_output_tokens":
+		return protocol.FinishLength
+	case "content_filter":
+		return protocol.FinishContentFilter
+	default:
+		return string(reason)
+	}
 }
 
 // Finish ends the stream: without a terminal event so far, it emits a
 // retryable upstream_truncated failure.
 func (d *Decoder) Finish(_ context.Context, emit func(protocol.ResponseEvent)) error {
 	if !d.done {
-		d.terminal(protocol.Failed(&protocol.StreamError{
+		d.failed(&protocol.StreamError{
 			Kind:      protocol.ErrKindTruncated,
 			Message:   "stream closed before response.completed",
 			Retryable: true,
-		}), emit)
+		}, d.responseID, emit)
 	}
 	return nil
+}
+
+// failed ends the stream with a Failed event carrying responseID (empty
+// when the response id is not known).
+func (d *Decoder) failed(se *protocol.StreamError, responseID string, emit func(protocol.ResponseEvent)) {
+	ev := protocol.Failed(se)
+	ev.ResponseID = responseID
+	d.terminal(ev, emit)
 }
 
 func (d *Decoder) terminal(ev protocol.ResponseEvent, emit func(protocol.ResponseEvent)) {
@@ -414,10 +454,11 @@ type rawEvent struct {
 }
 
 type rawResponse struct {
-	id, model jsonscan.Span
-	err       rawError
-	usage     rawUsage
-	hasUsage  bool
+	id, model        jsonscan.Span
+	incompleteReason jsonscan.Span // incomplete_details.reason
+	err              rawError
+	usage            rawUsage
+	hasUsage         bool
 }
 
 type rawError struct {
@@ -498,9 +539,21 @@ func (d *Decoder) responseMember(key []byte) error {
 		r.err, err = readError(s)
 	case "usage":
 		r.hasUsage, err = readUsage(s, &r.usage)
+	case "incomplete_details":
+		r.incompleteReason = jsonscan.Span{}
+		_, err = s.ObjectOrNull(d.incompleteMember)
 	default:
 		err = s.Skip()
 	}
+	return err
+}
+
+func (d *Decoder) incompleteMember(key []byte) error {
+	if string(key) != "reason" {
+		return d.sc.Skip()
+	}
+	var err error
+	d.raw.resp.incompleteReason, err = d.sc.StrOrNull()
 	return err
 }
 

@@ -45,6 +45,7 @@ func (d *Decoder) view() map[string]string {
 	putErr("error", r.nested)
 	put("response.id", r.resp.id)
 	put("response.model", r.resp.model)
+	put("response.incomplete_details.reason", r.resp.incompleteReason)
 	putErr("response.error", r.resp.err)
 	if r.resp.hasUsage {
 		u := r.resp.usage
@@ -142,6 +143,11 @@ func refView(data []byte) (map[string]string, error) {
 		if m := obj(raw); m != nil {
 			str("response.id", m, "id")
 			str("response.model", m, "model")
+			if raw, ok := m["incomplete_details"]; ok {
+				if d := obj(raw); d != nil {
+					str("response.incomplete_details.reason", d, "reason")
+				}
+			}
 			if raw, ok := m["error"]; ok {
 				errObj("response.error", raw)
 			}
@@ -191,6 +197,11 @@ var parseCases = []string{
 	`{"type":"response.completed","response":{"id":"resp_1","model":"m","output":[{"a":1}],"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4},"output_tokens":3,"output_tokens_details":{"reasoning_tokens":1},"total_tokens":13}}}`,
 	`{"type":"response.completed","response":{"id":"resp_1","usage":{"input_tokens":10,"output_tokens":3,"input_tokens_details":null}}}`,
 	`{"type":"response.failed","response":{"id":"r","error":{"code":"server_error","message":"boom"}}}`,
+	`{"type":"response.incomplete","response":{"id":"r","incomplete_details":{"reason":"content_filter","x":[1]},"status":"incomplete"}}`,
+	`{"type":"response.incomplete","response":{"incomplete_details":null}}`,
+	`{"type":"response.incomplete","response":{"incomplete_details":{"reason":null}}}`,
+	`{"type":"response.incomplete","response":{"incomplete_details":{"reason":1}}}`,
+	`{"type":"response.incomplete","response":{"incomplete_details":"max_output_tokens"}}`,
 	`{"type":"error","code":"rate_limit_exceeded","message":"try again in 1ms","param":null}`,
 	`{"type":"error","code":429,"message":"x"}`,
 	`{"type":"error","error":{"type":"t","code":null,"message":"m"}}`,
@@ -290,5 +301,78 @@ func TestDecodeErrors(t *testing.T) {
 	var se *SyntaxError
 	if !errors.As(err, &de) || !errors.As(err, &se) || de.Offset != 9 || !strings.Contains(err.Error(), "event at byte 9") {
 		t.Fatalf("error %v, want a *DecodeError at byte 9 wrapping a *SyntaxError", err)
+	}
+}
+
+// terminalOf runs events through a fresh Decoder and returns its terminal
+// event.
+func terminalOf(t *testing.T, events []sse.Event) protocol.ResponseEvent {
+	t.Helper()
+	d := NewDecoder(Options{})
+	var last protocol.ResponseEvent
+	emit := func(e protocol.ResponseEvent) { last = e }
+	for _, ev := range events {
+		if err := d.Push(context.Background(), ev, emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Finish(context.Background(), emit); err != nil {
+		t.Fatal(err)
+	}
+	if !last.IsTerminal() {
+		t.Fatalf("last event %s is not terminal", last.Type)
+	}
+	return last
+}
+
+// unnamed returns SSE events without a name (their JSON type names them).
+func unnamed(data ...string) []sse.Event {
+	evs := make([]sse.Event, len(data))
+	for i, d := range data {
+		evs[i] = sse.Event{Type: "message", Data: []byte(d), Offset: int64(i)}
+	}
+	return evs
+}
+
+func TestFinishReasonAndResponseID(t *testing.T) {
+	const (
+		created    = `{"type":"response.created","response":{"id":"resp_c"}}`
+		fnDone     = `{"type":"response.output_item.done","item":{"type":"function_call","id":"fc","call_id":"c","name":"n","arguments":"{}"}}`
+		customDone = `{"type":"response.output_item.done","item":{"type":"custom_tool_call","id":"ct","call_id":"c2","name":"apply_patch","input":"x"}}`
+		fnAdded    = `{"type":"response.output_item.added","item":{"type":"function_call","id":"fc","call_id":"c","name":"n","arguments":""}}`
+		msgDone    = `{"type":"response.output_item.done","item":{"type":"message","id":"m","role":"assistant","content":[]}}`
+		completed  = `{"type":"response.completed","response":{"id":"resp_1"}}`
+	)
+	incomplete := func(details string) string {
+		return `{"type":"response.incomplete","response":{"id":"resp_1","status":"incomplete","incomplete_details":` + details + `}}`
+	}
+	for _, tc := range []struct {
+		name   string
+		events []sse.Event
+		typ    protocol.EventType
+		finish string
+		id     string
+	}{
+		{"completed", unnamed(created, msgDone, completed), protocol.EventCompleted, protocol.FinishStop, "resp_1"},
+		{"function call", unnamed(created, fnDone, msgDone, completed), protocol.EventCompleted, protocol.FinishToolCalls, "resp_1"},
+		{"custom tool call", unnamed(customDone, completed), protocol.EventCompleted, protocol.FinishToolCalls, "resp_1"},
+		{"call added, never done", unnamed(fnAdded, completed), protocol.EventCompleted, protocol.FinishStop, "resp_1"},
+		{"completed without id", unnamed(created, `{"type":"response.completed","response":{}}`), protocol.EventCompleted, protocol.FinishStop, "resp_c"},
+		{"max_output_tokens", unnamed(fnDone, incomplete(`{"reason":"max_output_tokens"}`)), protocol.EventCompleted, protocol.FinishLength, "resp_1"},
+		{"content_filter", unnamed(incomplete(`{"reason":"content_filter"}`)), protocol.EventCompleted, protocol.FinishContentFilter, "resp_1"},
+		{"other incomplete reason", unnamed(incomplete(`{"reason":"something_new"}`)), protocol.EventCompleted, "something_new", "resp_1"},
+		{"incomplete without reason", unnamed(incomplete(`null`)), protocol.EventCompleted, "", "resp_1"},
+		{"failed", unnamed(created, `{"type":"response.failed","response":{"id":"resp_f","error":{"code":"server_error","message":"x"}}}`), protocol.EventFailed, "", "resp_f"},
+		{"failed without id", unnamed(created, `{"type":"response.failed","response":{"error":null}}`), protocol.EventFailed, "", "resp_c"},
+		{"error event", unnamed(created, `{"type":"error","code":"rate_limit_exceeded","message":"slow"}`), protocol.EventFailed, "", "resp_c"},
+		{"plain-text error", append(unnamed(created), sse.Event{Type: TypeError, Data: []byte("oops")}), protocol.EventFailed, "", "resp_c"},
+		{"error before created", unnamed(`{"type":"error","message":"x"}`), protocol.EventFailed, "", ""},
+		{"end of input", unnamed(created), protocol.EventFailed, "", "resp_c"},
+		{"cut mid-event", append(unnamed(created), sse.Event{Truncated: true, Offset: 9}), protocol.EventFailed, "", "resp_c"},
+	} {
+		got := terminalOf(t, tc.events)
+		if got.Type != tc.typ || got.FinishReason != tc.finish || got.ResponseID != tc.id {
+			t.Errorf("%s: %s finish %q response %q, want %s finish %q response %q", tc.name, got.Type, got.FinishReason, got.ResponseID, tc.typ, tc.finish, tc.id)
+		}
 	}
 }

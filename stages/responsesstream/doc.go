@@ -18,10 +18,10 @@
 //	response.function_call_arguments.delta ToolCallInputDelta{item_id, call_id}
 //	response.custom_tool_call_input.delta  ToolCallInputDelta{item_id, call_id}
 //	response.output_item.done              Done(item)
-//	response.completed                     Completed{response_id, token_usage}
-//	response.incomplete                    Completed{response_id, token_usage}
-//	response.failed                        Failed{upstream_error: response.error}
-//	error                                  Failed{upstream_error}
+//	response.completed                     Completed{response_id, token_usage, finish_reason}
+//	response.incomplete                    Completed{response_id, token_usage, finish_reason}
+//	response.failed                        Failed{upstream_error: response.error, response_id}
+//	error                                  Failed{upstream_error, response_id}
 //
 // Items are decoded with protocol.UnmarshalItem: item types the engine does
 // not model are kept verbatim, and unknown fields of known items survive. The
@@ -36,8 +36,13 @@
 //
 // response.incomplete (max_output_tokens or content_filter) is not an error
 // (the turn ended early, FORMATS §3): it completes the stream like
-// response.completed. The incomplete reason has no field in ResponseEvent
-// yet and is dropped.
+// response.completed.
+//
+// finish_reason is in the Chat Completions vocabulary: "stop" for
+// response.completed, or "tool_calls" when a function_call or
+// custom_tool_call done item was emitted; for response.incomplete,
+// incomplete_details.reason max_output_tokens → "length", content_filter →
+// "content_filter", another reason as sent, none when there is no reason.
 //
 // # Endings
 //
@@ -51,7 +56,9 @@
 // server_error, rate_limit_exceeded, server_is_overloaded and slow_down, and
 // retry_after_ms is parsed from "try again in 125ms" / "2.5s" in the
 // message. End of input, or a stream cut mid-event, without a terminal event
-// gives Failed{kind:"upstream_truncated", retryable:true}. Nothing after the
+// gives Failed{kind:"upstream_truncated", retryable:true}. Failed carries the
+// response id (response.failed's, else response.created's) when known.
+// Nothing after the
 // terminal event (a "[DONE]" some proxies add, say) is read.
 //
 // # Fatal errors

@@ -47,5 +47,5 @@ data: {"type":"error","code":"rate_limit_exceeded","message":"Please try again i
 	// {"type":"output_item.added","item":{"type":"message","id":"msg_1","role":"assistant","content":[]}}
 	// {"type":"output_text.delta","delta":"Hi"}
 	// {"type":"output_item.done","item":{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Hi"}]}}
-	// {"type":"failed","error":{"kind":"upstream_error","code":"rate_limit_exceeded","message":"Please try again in 20ms.","retryable":true,"retry_after_ms":20}}
+	// {"type":"failed","error":{"kind":"upstream_error","code":"rate_limit_exceeded","message":"Please try again in 20ms.","retryable":true,"retry_after_ms":20},"response_id":"resp_1"}
 }

@@ -28,6 +28,7 @@ func TestFixtureCheckerCanFail(t *testing.T) {
 			func(e map[string]any) { e["response_id"] = "resp_x" },
 			func(e map[string]any) { e["model"] = "gpt-x" },
 			func(e map[string]any) { e["status"] = "failed" },
+			func(e map[string]any) { e["finish_reason"] = "tool_calls" },
 		},
 		"r02": {
 			func(e map[string]any) { tool(e, 0)["arguments"] = "{}" },
@@ -35,11 +36,14 @@ func TestFixtureCheckerCanFail(t *testing.T) {
 			func(e map[string]any) { tool(e, 1)["kind"] = "function" },
 			func(e map[string]any) { tool(e, 1)["input"] = "*** Begin Patch\n" },
 			func(e map[string]any) { tool(e, 1)["id"] = "call_x" },
+			func(e map[string]any) { e["finish_reason"] = "stop" },
 		},
 		"r03": {
 			func(e map[string]any) { e["error"].(map[string]any)["code"] = "rate_limit_exceeded" },
 			func(e map[string]any) { e["error"].(map[string]any)["retryable"] = false },
 			func(e map[string]any) { e["terminal"] = "response.completed" },
+			func(e map[string]any) { e["response_id"] = "resp_x" },
+			func(e map[string]any) { e["finish_reason"] = nil },
 		},
 		"r05": {
 			func(e map[string]any) { e["error"].(map[string]any)["retry_after_ms"] = 126.0 },

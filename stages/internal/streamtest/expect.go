@@ -6,14 +6,22 @@ package streamtest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/harnessflow/harnessflow/protocol"
 )
+
+// ProviderMetadataKey is the key of the protocol.Extra under which the
+// stream packages keep a tool call's provider metadata
+// (chatstream.ExtraContentKey); "provider_metadata" is checked against it.
+const ProviderMetadataKey = "extra_content"
 
 // summary is what a stream of ResponseEvents amounts to.
 type summary struct {
@@ -27,10 +35,34 @@ type summary struct {
 	problems   []string // inconsistencies found while summarising
 }
 
+// deltaBlocks collects the deltas of one kind of added item (messages or
+// reasoning items), which go to the item added last.
+type deltaBlocks struct {
+	what   string   // "message" or "reasoning"
+	blocks []string // deltas per added item
+	ids    []string // the items' ids
+	cur    int      // index of the item added last; -1 before the first
+}
+
+// check reports a done item's text that differs from its streamed deltas.
+func (b *deltaBlocks) check(id, text string, problem func(string, ...any)) {
+	k := b.cur
+	for i, bid := range b.ids {
+		if bid == id && id != "" {
+			k = i
+		}
+	}
+	if k >= 0 && b.blocks[k] != "" && text != b.blocks[k] {
+		problem("done %s text %q differs from its deltas %q", b.what, text, b.blocks[k])
+	}
+}
+
 func summarize(events []protocol.ResponseEvent) summary {
 	var s summary
 	var sb, rb strings.Builder
-	cur := -1
+	problem := func(format string, args ...any) { s.problems = append(s.problems, fmt.Sprintf(format, args...)) }
+	msgs := deltaBlocks{what: "message", cur: -1}
+	rsns := deltaBlocks{what: "reasoning", cur: -1}
 	for i := range events {
 		e := &events[i]
 		switch e.Type {
@@ -38,32 +70,64 @@ func summarize(events []protocol.ResponseEvent) summary {
 			s.model = e.Model
 		case protocol.EventOutputItemAdded:
 			s.added = append(s.added, e.Item)
-			if _, ok := e.Item.(*protocol.Message); ok {
-				s.textBlocks = append(s.textBlocks, "")
-				cur = len(s.textBlocks) - 1
+			switch it := e.Item.(type) {
+			case *protocol.Message:
+				msgs.blocks, msgs.ids, msgs.cur = append(msgs.blocks, ""), append(msgs.ids, it.ID), len(msgs.blocks)
+			case *protocol.Reasoning:
+				rsns.blocks, rsns.ids, rsns.cur = append(rsns.blocks, ""), append(rsns.ids, it.ID), len(rsns.blocks)
 			}
 		case protocol.EventOutputTextDelta:
 			sb.WriteString(e.Delta)
-			if cur < 0 {
-				s.problems = append(s.problems, "output_text.delta before any message item was added")
+			if msgs.cur < 0 {
+				problem("output_text.delta before any message item was added")
 				continue
 			}
-			s.textBlocks[cur] += e.Delta
+			msgs.blocks[msgs.cur] += e.Delta
 		case protocol.EventReasoningContentDelta:
 			rb.WriteString(e.Delta)
+			if rsns.cur >= 0 {
+				rsns.blocks[rsns.cur] += e.Delta
+			}
 		case protocol.EventOutputItemDone:
 			s.done = append(s.done, e.Item)
-			if m, ok := e.Item.(*protocol.Message); ok && cur >= 0 && len(m.Content) == 1 && s.textBlocks[cur] != "" {
-				if m.Content[0].Text != s.textBlocks[cur] {
-					s.problems = append(s.problems, fmt.Sprintf("done message text %q differs from its deltas %q", m.Content[0].Text, s.textBlocks[cur]))
+			switch it := e.Item.(type) {
+			case *protocol.Message:
+				if len(it.Content) == 1 {
+					msgs.check(it.ID, it.Content[0].Text, problem)
 				}
+			case *protocol.Reasoning:
+				var text strings.Builder
+				for _, c := range it.Content {
+					text.WriteString(c.Text)
+				}
+				rsns.check(it.ID, text.String(), problem)
 			}
 		case protocol.EventCompleted, protocol.EventFailed:
 			s.terminal = e
 		}
 	}
-	s.text, s.reasoning = sb.String(), rb.String()
+	if s.terminal != nil && s.terminal.Type == protocol.EventCompleted {
+		// A completed stream closes every message and reasoning item.
+		for _, a := range s.added {
+			switch a.(type) {
+			case *protocol.Message, *protocol.Reasoning:
+				if id := itemID(a); !hasDone(s.done, id) {
+					problem("%s item %q was added but is not done on a completed stream", a.ItemType(), id)
+				}
+			}
+		}
+	}
+	s.text, s.textBlocks, s.reasoning = sb.String(), msgs.blocks, rb.String()
 	return s
+}
+
+func hasDone(done []protocol.ResponseItem, id string) bool {
+	for _, d := range done {
+		if itemID(d) == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *summary) reasonings() []*protocol.Reasoning {
@@ -79,6 +143,16 @@ func (s *summary) reasonings() []*protocol.Reasoning {
 // toolCall is a client tool call found among the done items.
 type toolCall struct {
 	kind, itemID, callID, name, arguments, input string
+	metadata                                     json.RawMessage // Extra[ProviderMetadataKey]
+}
+
+// payload is what the call carries: the arguments of a function call, the
+// input of a custom tool call.
+func (c toolCall) payload() string {
+	if c.kind == "custom" {
+		return c.input
+	}
+	return c.arguments
 }
 
 func (s *summary) toolCalls() []toolCall {
@@ -86,18 +160,19 @@ func (s *summary) toolCalls() []toolCall {
 	for _, it := range s.done {
 		switch c := it.(type) {
 		case *protocol.FunctionCall:
-			out = append(out, toolCall{kind: "function", itemID: c.ID, callID: c.CallID, name: c.Name, arguments: c.Arguments})
+			out = append(out, toolCall{kind: "function", itemID: c.ID, callID: c.CallID, name: c.Name, arguments: c.Arguments, metadata: c.Extra[ProviderMetadataKey]})
 		case *protocol.CustomToolCall:
-			out = append(out, toolCall{kind: "custom", itemID: c.ID, callID: c.CallID, name: c.Name, input: c.Input})
+			out = append(out, toolCall{kind: "custom", itemID: c.ID, callID: c.CallID, name: c.Name, input: c.Input, metadata: c.Extra[ProviderMetadataKey]})
 		}
 	}
 	return out
 }
 
-// ignoredKeys are expectation keys the engine events cannot express (chat
-// finish reasons, Anthropic block indices, raw native counters).
+// ignoredKeys are expectation keys the engine events cannot express (the
+// upstream's own finish reason, Anthropic block indices, raw native
+// counters).
 var ignoredKeys = map[string]bool{
-	"finish_reason": true, "native_finish_reason": true, "usage_partial": true,
+	"native_finish_reason": true, "usage_partial": true,
 	"incomplete_reason": true, "server_tool_usage": true,
 }
 
@@ -151,11 +226,19 @@ func checkExpected(expected map[string]any, s summary) []string {
 		case "tool_calls":
 			checkToolCalls(want.([]any), s.toolCalls(), fail)
 		case "partial_tool_calls", "server_tool_calls":
+			// Such a call must not be emitted: not under its id, nor, when
+			// no expected tool call has its name, under its name.
+			expectedNames := map[any]bool{}
+			if calls, ok := expected["tool_calls"].([]any); ok {
+				for _, c := range calls {
+					expectedNames[c.(map[string]any)["name"]] = true
+				}
+			}
 			for _, w := range want.([]any) {
-				id := w.(map[string]any)["id"]
+				w := w.(map[string]any)
 				for _, c := range s.toolCalls() {
-					if c.callID == id {
-						fail("%s entry %q was emitted as a client tool call", k, id)
+					if c.callID == w["id"] || (w["name"] != nil && c.name == w["name"] && !expectedNames[c.name]) {
+						fail("%s entry %v (%v) was emitted as a client tool call", k, w["id"], w["name"])
 					}
 				}
 			}
@@ -172,9 +255,12 @@ func checkExpected(expected map[string]any, s summary) []string {
 			}
 			u := term.TokenUsage
 			got := map[string]int64{
-				"input_tokens": u.InputTokens, "cached_input_tokens": u.CachedInputTokens,
-				"output_tokens": u.OutputTokens, "reasoning_output_tokens": u.ReasoningOutputTokens,
-				"total_tokens": u.TotalTokens,
+				"input_tokens":             u.InputTokens,
+				"cached_input_tokens":      u.CachedInputTokens,
+				"cache_write_input_tokens": u.CacheWriteInputTokens,
+				"output_tokens":            u.OutputTokens,
+				"reasoning_output_tokens":  u.ReasoningOutputTokens,
+				"total_tokens":             u.TotalTokens,
 			}
 			for f, w := range want.(map[string]any) {
 				if f == "native" {
@@ -188,9 +274,25 @@ func checkExpected(expected map[string]any, s summary) []string {
 				}
 			}
 		case "response_id":
-			// Only a completed event carries the response id.
-			if completed && term.ResponseID != want {
-				fail("response_id = %q, want %q", term.ResponseID, want)
+			// Completed and failed events both carry the response id.
+			if term == nil || term.ResponseID != want {
+				fail("terminal response_id = %q, want %q", responseID(term), want)
+			}
+		case "finish_reason":
+			// The completed event's, normalized; "error" stands for an
+			// upstream error, null for none (a truncated stream).
+			got := ""
+			switch {
+			case completed:
+				got = term.FinishReason
+			case term != nil && term.Error != nil && term.Error.Kind == protocol.ErrKindUpstream:
+				got = "error"
+			}
+			if want == nil {
+				want = ""
+			}
+			if got != want {
+				fail("finish_reason = %q, want %q", got, want)
 			}
 		case "model":
 			if s.model != want {
@@ -200,7 +302,7 @@ func checkExpected(expected map[string]any, s summary) []string {
 			var wantType protocol.EventType
 			var wantKind string
 			switch want {
-			case "message_stop", "response.completed", "response.incomplete", "completed", "incomplete":
+			case "message_stop", "response.completed", "response.incomplete", "completed", "incomplete", "done_marker", "finish_without_done":
 				wantType = protocol.EventCompleted
 			case "error_event", "response.failed", "failed":
 				wantType, wantKind = protocol.EventFailed, protocol.ErrKindUpstream
@@ -245,6 +347,8 @@ func checkReasoning(want any, s summary, fail func(string, ...any)) {
 			if s.reasoning != v {
 				fail("reasoning text = %q, want %q", s.reasoning, v)
 			}
+		case "source_field":
+			// The chat field the reasoning came in: not kept in events.
 		case "signature", "encrypted_content":
 			var got any
 			for _, r := range rs {
@@ -344,6 +448,29 @@ func checkToolCalls(want []any, got []toolCall, fail func(string, ...any)) {
 				} else if !reflect.DeepEqual(got, v) {
 					fail("tool call %d: arguments_json %v, want %v", i, got, v)
 				}
+			case "arguments_len_bytes":
+				if float64(len(c.payload())) != v {
+					fail("tool call %d: %d bytes of arguments, want %v", i, len(c.payload()), v)
+				}
+			case "arguments_sha256":
+				if sum := sha256.Sum256([]byte(c.payload())); hex.EncodeToString(sum[:]) != v {
+					fail("tool call %d: arguments sha256 %x, want %v", i, sum, v)
+				}
+			case "arguments_prefix":
+				if p, _ := v.(string); !strings.HasPrefix(c.payload(), p) {
+					fail("tool call %d: arguments %.80q lack the prefix %q", i, c.payload(), v)
+				}
+			case "decoded_content_len_runes":
+				// The runes of the "content" member of the JSON arguments.
+				var args struct{ Content string }
+				if err := json.Unmarshal([]byte(c.payload()), &args); err != nil || float64(utf8.RuneCountInString(args.Content)) != v {
+					fail("tool call %d: content of %d runes (%v), want %v", i, utf8.RuneCountInString(args.Content), err, v)
+				}
+			case "provider_metadata":
+				var got any
+				if err := json.Unmarshal(c.metadata, &got); err != nil || !reflect.DeepEqual(got, v) {
+					fail("tool call %d: provider metadata %s, want %v", i, c.metadata, v)
+				}
 			case "block_index":
 				// Anthropic content-block position: not part of the engine item.
 			default:
@@ -365,6 +492,9 @@ func checkError(want any, term *protocol.ResponseEvent, fail func(string, ...any
 		return
 	}
 	e := term.Error
+	if e.Message == "" {
+		fail("failed event without an error message")
+	}
 	w := want.(map[string]any)
 	for _, k := range sortedKeys(w) {
 		v := w[k]
@@ -390,10 +520,24 @@ func checkError(want any, term *protocol.ResponseEvent, fail func(string, ...any
 			fail("error.%s is not checked by this test", k)
 			continue
 		}
+		if v == nil {
+			// null: the field is absent (its zero value).
+			if !reflect.ValueOf(got).IsZero() {
+				fail("error.%s = %v, want none", k, got)
+			}
+			continue
+		}
 		if got != v {
 			fail("error.%s = %v, want %v", k, got, v)
 		}
 	}
+}
+
+func responseID(term *protocol.ResponseEvent) string {
+	if term == nil {
+		return ""
+	}
+	return term.ResponseID
 }
 
 func itemID(it protocol.ResponseItem) string {

@@ -21,8 +21,12 @@ type Fixture struct {
 	Name string
 	// Data is the recorded stream.
 	Data []byte
-	// Expected is the "expected" object of the expect.json.
+	// Expected is the "expected" object of the expect.json, plus the
+	// top-level "response_id" and "model" some expectations give beside it.
 	Expected map[string]any
+	// SplitAt are the byte offsets the expect.json's
+	// replay.split_at_byte_offsets asks the stream to be cut at, if any.
+	SplitAt []int
 	// Expect is the whole expect.json, for the keys a package reads itself.
 	Expect json.RawMessage
 }
@@ -47,9 +51,14 @@ func LoadFixtures(t testing.TB, dir string) []Fixture {
 			t.Fatal(err)
 		}
 		var exp struct {
-			Expected map[string]any `json:"expected"`
-			SHA256   string         `json:"sha256"`
-			Bytes    int            `json:"bytes"`
+			Expected   map[string]any `json:"expected"`
+			SHA256     string         `json:"sha256"`
+			Bytes      int            `json:"bytes"`
+			ResponseID *string        `json:"response_id"`
+			Model      *string        `json:"model"`
+			Replay     struct {
+				SplitAt []int `json:"split_at_byte_offsets"`
+			} `json:"replay"`
 		}
 		if err := json.Unmarshal(raw, &exp); err != nil {
 			t.Fatalf("%s: %v", p, err)
@@ -58,29 +67,44 @@ func LoadFixtures(t testing.TB, dir string) []Fixture {
 		if hex.EncodeToString(sum[:]) != exp.SHA256 || len(data) != exp.Bytes {
 			t.Fatalf("%s: bytes or sha256 differ from its expect.json", p)
 		}
-		fs = append(fs, Fixture{Name: strings.TrimSuffix(filepath.Base(p), ".sse"), Data: data, Expected: exp.Expected, Expect: raw})
+		if exp.Expected == nil {
+			exp.Expected = map[string]any{}
+		}
+		for k, v := range map[string]*string{"response_id": exp.ResponseID, "model": exp.Model} {
+			if _, ok := exp.Expected[k]; !ok && v != nil {
+				exp.Expected[k] = *v
+			}
+		}
+		fs = append(fs, Fixture{Name: strings.TrimSuffix(filepath.Base(p), ".sse"), Data: data, Expected: exp.Expected, SplitAt: exp.Replay.SplitAt, Expect: raw})
 	}
 	return fs
 }
 
-// RunFixtures runs a subtest per fixture: the stream is replayed through g
-// (see Replay), must not fail the run, and must meet its expectation (see
-// CheckExpected).
+// RunFixtures runs CheckFixture as a subtest per fixture.
 func RunFixtures(t *testing.T, g *pipeline.Graph, fs []Fixture) {
 	for _, f := range fs {
-		t.Run(f.Name, func(t *testing.T) { checkFixture(t, g, f) })
+		t.Run(f.Name, func(t *testing.T) { CheckFixture(t, g, f) })
 	}
 }
 
-func checkFixture(t testing.TB, g *pipeline.Graph, f Fixture) {
+// CheckFixture replays f's stream through g (see Replay; also cut at
+// f.SplitAt when given), which must not fail the run, checks it against
+// f.Expected (see CheckExpected) and returns the run, for a package's own
+// checks.
+func CheckFixture(t testing.TB, g *pipeline.Graph, f Fixture) Outcome {
 	t.Helper()
-	o := Replay(t, g, f.Data)
+	var extra []Split
+	if len(f.SplitAt) > 0 {
+		extra = append(extra, SplitAt(f.SplitAt, len(f.Data)))
+	}
+	o := Replay(t, g, f.Data, extra...)
 	if o.Err != nil {
 		t.Fatalf("run error: %s", o.Err)
 	}
 	for _, e := range CheckExpected(f.Expected, o.Events) {
 		t.Error(e)
 	}
+	return o
 }
 
 // Tampers are edits of fixtures' expectations that CheckExpected must

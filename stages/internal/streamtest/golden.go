@@ -3,6 +3,7 @@ package streamtest
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,12 +14,17 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
 )
 
 // WantFile is the name of the expected events in a golden archive: one
 // protocol.ResponseEvent JSON per line, then {"run_error": "..."} if the
 // run fails.
 const WantFile = "want.events.jsonl"
+
+// update is the -update flag of every test binary that imports this
+// package: RunGoldens rewrites WantFile instead of comparing with it.
+var update = flag.Bool("update", false, "rewrite "+WantFile+" in the golden archives from the current output")
 
 // GoldenLayout says where golden archives are and which files they hold.
 type GoldenLayout struct {
@@ -33,9 +39,9 @@ type GoldenLayout struct {
 }
 
 // Golden is one golden archive. Its comment says what the case pins, plus
-// directives the package's graph function reads with Has; the directive
-// strip-final-newline drops the input's last "\n" (txtar ends every file
-// with one).
+// directives, each on a line of its own, that the package's graph function
+// reads with Has; the directive strip-final-newline drops the input's last
+// "\n" (txtar ends every file with one).
 type Golden struct {
 	// Name is the archive's file name without ".txtar".
 	Name string
@@ -49,9 +55,25 @@ type Golden struct {
 	Want []byte
 }
 
-// Has reports whether the archive's comment contains directive.
+// Has reports whether a line of the archive's comment is directive.
 func (g Golden) Has(directive string) bool {
-	return strings.Contains(string(g.Archive.Comment), directive)
+	for line := range strings.Lines(string(g.Archive.Comment)) {
+		if strings.TrimSpace(line) == directive {
+			return true
+		}
+	}
+	return false
+}
+
+// File returns the content of the archive's file name (an extra), or nil
+// when it has none.
+func (g Golden) File(name string) []byte {
+	for _, f := range g.Archive.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	return nil
 }
 
 // LoadGoldens reads the archives of l.Dir; there must be at least one, and
@@ -94,9 +116,14 @@ func LoadGoldens(t testing.TB, l GoldenLayout) []Golden {
 
 // RunGoldens runs a subtest per archive: it replays the input through the
 // graph graphFor returns (see Replay) and compares the outcome with
-// WantFile. With update (the package's -update flag) it rewrites WantFile
-// from the outcome instead.
-func RunGoldens(t *testing.T, gs []Golden, update bool, graphFor func(Golden) (*pipeline.Graph, error)) {
+// WantFile; every event must also decode again (protocol.ResponseEvent's
+// UnmarshalJSON). With -update (go test ./stages/PKG -run TestGolden
+// -update) it rewrites WantFile from the outcome instead.
+func RunGoldens(t *testing.T, gs []Golden, graphFor func(Golden) (*pipeline.Graph, error)) {
+	runGoldens(t, gs, *update, graphFor)
+}
+
+func runGoldens(t *testing.T, gs []Golden, update bool, graphFor func(Golden) (*pipeline.Graph, error)) {
 	for _, gd := range gs {
 		t.Run(gd.Name, func(t *testing.T) { checkGolden(t, gd, update, graphFor) })
 	}
@@ -108,7 +135,14 @@ func checkGolden(t testing.TB, gd Golden, update bool, graphFor func(Golden) (*p
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := goldenOutput(Replay(t, g, gd.Input))
+	o := Replay(t, g, gd.Input)
+	for _, l := range o.Lines {
+		var back protocol.ResponseEvent
+		if err := json.Unmarshal([]byte(l), &back); err != nil {
+			t.Errorf("event %s does not decode: %v", l, err)
+		}
+	}
+	got := goldenOutput(o)
 	if update {
 		replaced := false
 		for i := range gd.Archive.Files {

@@ -1,14 +1,15 @@
 // Package streamtest is the test harness shared by the stream packages
-// (stages/anthropicstream, stages/responsesstream): graphs that turn the raw
-// bytes of an upstream body into protocol.ResponseEvents
-// (pipeline.Graph []byte → protocol.ResponseEvent).
+// (stages/chatstream, stages/anthropicstream, stages/responsesstream):
+// graphs that turn the raw bytes of an upstream body into
+// protocol.ResponseEvents (pipeline.Graph []byte → protocol.ResponseEvent).
 //
-// It runs such a graph over bytes delivered whole, one byte at a time and in
-// seeded random chunks, in fused and async mode (Run, Replay, CheckSplit);
+// It runs such a graph over bytes delivered whole, one byte at a time, in
+// seeded random chunks and at given offsets, in fused and async mode (Run,
+// Replay, CheckSplit), observing what reaches a node on the way (Spy);
 // checks the terminal-event contract (CheckTerminal); replays golden txtar
 // archives (LoadGoldens, RunGoldens); and checks recorded fixtures against
 // their expect.json with subset semantics (LoadFixtures, RunFixtures,
-// CheckExpected, CheckTampers). It is imported by tests only.
+// CheckFixture, CheckExpected, CheckTampers). It is imported by tests only.
 package streamtest
 
 import (
@@ -16,8 +17,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -33,6 +36,8 @@ type Outcome struct {
 	// Lines are Events as JSON (ResponseEvent.MarshalJSON), which covers
 	// every field.
 	Lines []string
+	// Spied are the values the graph's spies kept (see Spy), in order.
+	Spied []any
 	// Err is the run error (a *pipeline.StageError), nil on success.
 	Err error
 }
@@ -95,15 +100,55 @@ func (c *collector) Accept(e protocol.ResponseEvent) error {
 	return nil
 }
 
+// spyLog collects what the spies of one run keep; Run hands it to them in
+// the run's context.
+type spyLog struct {
+	mu     sync.Mutex
+	values []any
+}
+
+type spyLogKey struct{}
+
+// spy is the middleware stage Spy puts on a node.
+type spy struct {
+	next   pipeline.AnyStage
+	record func(in any) (any, bool)
+}
+
+func (s *spy) Push(ctx context.Context, in any, emit func(any)) error {
+	if log, ok := ctx.Value(spyLogKey{}).(*spyLog); ok {
+		if v, keep := s.record(in); keep {
+			log.mu.Lock()
+			log.values = append(log.values, v)
+			log.mu.Unlock()
+		}
+	}
+	return s.next.Push(ctx, in, emit)
+}
+
+func (s *spy) Finish(ctx context.Context, emit func(any)) error { return s.next.Finish(ctx, emit) }
+
+// Spy returns g with a spy on node: every input the node gets is first
+// offered to record, and the values it keeps (ok) are added to the Spied of
+// the run's Outcome, in order, so that Replay compares them across
+// deliveries too. record must copy what the input only lends. Runs other
+// than this package's record nothing. The error is g.Wrap's.
+func Spy(g *pipeline.Graph, node string, record func(in any) (v any, ok bool)) (*pipeline.Graph, error) {
+	return g.Wrap(node, func(_ pipeline.NodeInfo, next pipeline.AnyStage) pipeline.AnyStage {
+		return &spy{next: next, record: record}
+	})
+}
+
 // Run runs g over data in mode, delivered in reads of the given sizes (the
 // last size repeats; nil means one read). A run error that is not a
 // *pipeline.StageError fails the test.
 func Run(t testing.TB, g *pipeline.Graph, data []byte, mode pipeline.Mode, sizes []int) Outcome {
 	t.Helper()
 	c := &collector{}
+	log := &spyLog{}
 	src := &chunkSource{data: data, sizes: sizes, scribble: mode == pipeline.Fused}
-	err := pipeline.Run(context.Background(), g, src, c, pipeline.WithMode(mode))
-	o := Outcome{Events: c.events, Err: err}
+	err := pipeline.Run(context.WithValue(context.Background(), spyLogKey{}, log), g, src, c, pipeline.WithMode(mode))
+	o := Outcome{Events: c.events, Spied: log.values, Err: err}
 	for _, e := range c.events {
 		b, merr := e.MarshalJSON()
 		if merr != nil {
@@ -160,12 +205,40 @@ func RandomSizes(rng *rand.Rand, total, maxSize int) []int {
 	return sizes
 }
 
-// Replay runs data whole, one byte at a time and in seeded random chunks,
-// in both modes, checks the terminal contract of each run and that all runs
-// agree, and returns the whole fused run. When the run fails, the other
-// runs must fail with the same error, and their events must be a prefix of
-// the reference's (an async run may stop earlier).
-func Replay(t testing.TB, g *pipeline.Graph, data []byte) Outcome {
+// Split is a further way for Replay to deliver data: in reads of Sizes (see
+// Run).
+type Split struct {
+	Name  string
+	Sizes []int
+}
+
+// SplitAt returns the Split that cuts data of length total at the given
+// byte offsets (a fixture's replay.split_at_byte_offsets); offsets that are
+// not increasing or not inside the data are skipped.
+func SplitAt(offsets []int, total int) Split {
+	sp := Split{Name: "split-at"}
+	prev := 0
+	for _, o := range offsets {
+		if o > prev && o < total {
+			sp.Sizes = append(sp.Sizes, o-prev)
+			prev = o
+		}
+	}
+	sp.Sizes = append(sp.Sizes, total-prev)
+	return sp
+}
+
+// randomMaxSizes are the largest read sizes of Replay's seeded random
+// splits (seed i+1 for entry i).
+var randomMaxSizes = []int{24, 47, 70, 1024, 4096}
+
+// Replay runs data whole, one byte at a time, in seeded random chunks and
+// split as each of extra says, in both modes; it checks the terminal
+// contract of each run and that all runs agree (events and spied values,
+// see Spy), and returns the whole fused run. When the run fails, the other
+// runs must fail with the same error, and their events and spied values
+// must be a prefix of the reference's (an async run may stop earlier).
+func Replay(t testing.TB, g *pipeline.Graph, data []byte, extra ...Split) Outcome {
 	t.Helper()
 	ref := Run(t, g, data, pipeline.Fused, nil)
 	CheckTerminal(t, ref)
@@ -177,9 +250,13 @@ func Replay(t testing.TB, g *pipeline.Graph, data []byte) Outcome {
 	vs := []variant{{"async/whole", pipeline.Async, nil}}
 	for _, m := range []pipeline.Mode{pipeline.Fused, pipeline.Async} {
 		vs = append(vs, variant{m.String() + "/1-byte", m, []int{1}})
-		for seed := uint64(1); seed <= 3; seed++ {
+		for i, maxSize := range randomMaxSizes {
+			seed := uint64(i + 1)
 			rng := rand.New(rand.NewPCG(seed, 0x5eed))
-			vs = append(vs, variant{fmt.Sprintf("%s/random-%d", m, seed), m, RandomSizes(rng, len(data), 1+int(seed)*23)})
+			vs = append(vs, variant{fmt.Sprintf("%s/random-%d", m, seed), m, RandomSizes(rng, len(data), maxSize)})
+		}
+		for _, sp := range extra {
+			vs = append(vs, variant{m.String() + "/" + sp.Name, m, sp.Sizes})
 		}
 	}
 	for _, v := range vs {
@@ -189,6 +266,9 @@ func Replay(t testing.TB, g *pipeline.Graph, data []byte) Outcome {
 			if diff := cmp.Diff(ref.Lines, got.Lines); diff != "" || got.Err != nil {
 				t.Fatalf("%s differs from fused/whole (err %q) (-want +got):\n%s", v.name, got.ErrText(), diff)
 			}
+			if len(got.Spied) != len(ref.Spied) || !isSpiedPrefix(got.Spied, ref.Spied) {
+				t.Fatalf("%s: spied %+v, fused/whole: %+v", v.name, got.Spied, ref.Spied)
+			}
 			continue
 		}
 		if got.ErrText() != ref.ErrText() {
@@ -197,6 +277,9 @@ func Replay(t testing.TB, g *pipeline.Graph, data []byte) Outcome {
 		if !isPrefix(got.Lines, ref.Lines) {
 			t.Fatalf("%s: events are not a prefix of fused/whole's:\n%s\n---\n%s", v.name, got, ref)
 		}
+		if !isSpiedPrefix(got.Spied, ref.Spied) {
+			t.Fatalf("%s: spied %+v, not a prefix of fused/whole's %+v", v.name, got.Spied, ref.Spied)
+		}
 	}
 	return ref
 }
@@ -204,6 +287,11 @@ func Replay(t testing.TB, g *pipeline.Graph, data []byte) Outcome {
 // isPrefix reports whether p is a prefix of s.
 func isPrefix(p, s []string) bool {
 	return len(p) <= len(s) && slices.Equal(s[:len(p)], p)
+}
+
+// isSpiedPrefix reports whether p is a prefix of s, comparing values deeply.
+func isSpiedPrefix(p, s []any) bool {
+	return len(p) <= len(s) && slices.EqualFunc(p, s[:len(p)], func(a, b any) bool { return reflect.DeepEqual(a, b) })
 }
 
 // CheckSplit checks one fuzz input (see Fuzz): no input may panic; the

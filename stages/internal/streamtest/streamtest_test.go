@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,9 +25,11 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // lines is a toy stream stage: every complete input line is a command,
-// "msg" (a message item is added), "text X" (an output_text.delta), "done"
-// (completed) or "fail" (a stage error at the end of the input). Its bugs
-// can be switched on to show that the checks catch them.
+// "msg" (a message item is added), "text X" (an output_text.delta), "close X"
+// (the message is done, with text X), "done" (completed), "done R"
+// (completed with finish reason R) or "fail" (a stage error at the end of
+// the input). Its bugs can be switched on to show that the checks catch
+// them.
 type lines struct {
 	buf  []byte
 	fail bool
@@ -59,6 +63,12 @@ func (l *lines) Push(_ context.Context, in []byte, emit func(protocol.ResponseEv
 			emit(protocol.Added(&protocol.Message{ID: "m", Role: "assistant"}))
 		case strings.HasPrefix(line, "text "):
 			emit(protocol.TextDelta(line[5:]))
+		case strings.HasPrefix(line, "close "):
+			emit(protocol.Done(&protocol.Message{ID: "m", Role: "assistant", Content: []protocol.ContentItem{protocol.OutputText(line[6:])}}))
+		case strings.HasPrefix(line, "done "):
+			done := protocol.Completed("r", nil)
+			done.FinishReason = line[5:]
+			emit(done)
 		case line == "done":
 			emit(protocol.Completed("r", nil))
 			if l.twoTerminals {
@@ -215,12 +225,15 @@ func writeArchive(t *testing.T, dir, name, comment string, files ...string) {
 func TestGoldens(t *testing.T) {
 	dir := t.TempDir()
 	layout := GoldenLayout{Dir: dir, Inputs: []string{"in.txt", "in.json"}, Extras: []string{"opts.json"}}
-	writeArchive(t, dir, "a", "plain\n", "in.txt", "text a\ndone\n")
+	writeArchive(t, dir, "a", "plain, not strip-final-newline\n", "in.txt", "text a\ndone\n")
 	writeArchive(t, dir, "b", "strip-final-newline\n", "in.json", "text b\ndone\nfail\n", "opts.json", "{}\n",
 		WantFile, "stale\n")
 	gs := LoadGoldens(t, layout)
 	if len(gs) != 2 || gs[0].Name != "a" || gs[1].Name != "b" || !gs[1].Has("strip-final-newline") || gs[0].Has("strip-final-newline") {
 		t.Fatalf("loaded %+v", gs)
+	}
+	if string(gs[1].File("opts.json")) != "{}\n" || gs[1].File("none") != nil {
+		t.Fatalf("extra file %q", gs[1].File("opts.json"))
 	}
 	if string(gs[0].Input) != "text a\ndone\n" || string(gs[1].Input) != "text b\ndone\nfail" || gs[0].Want != nil {
 		t.Fatalf("inputs %q %q, want %q", gs[0].Input, gs[1].Input, gs[0].Want)
@@ -231,7 +244,7 @@ func TestGoldens(t *testing.T) {
 		checkGolden(tb, gs[0], false, func(Golden) (*pipeline.Graph, error) { return nil, errors.New("no graph") })
 	})
 
-	RunGoldens(t, gs, true, graphFor)
+	runGoldens(t, gs, true, graphFor)
 	gs = LoadGoldens(t, layout)
 	if string(gs[0].Want) != "{\"type\":\"output_text.delta\",\"delta\":\"a\"}\n{\"type\":\"completed\",\"response_id\":\"r\"}\n" {
 		t.Fatalf("updated want: %q", gs[0].Want)
@@ -243,7 +256,7 @@ func TestGoldens(t *testing.T) {
 	if f := gs[1].Archive.Files; len(f) != 3 || f[1].Name != "opts.json" {
 		t.Fatalf("update lost files: %v", f)
 	}
-	RunGoldens(t, gs, false, graphFor)
+	RunGoldens(t, gs, graphFor)
 
 	writeArchive(t, dir, "c", "", "in.txt", "done\n", WantFile, `{"type":"completed","response_id":"r"}`+"\n"+`{"run_error":"x"}`+"\n")
 	c := LoadGoldens(t, layout)[2]
@@ -273,7 +286,7 @@ func writeFixture(t *testing.T, dir, name, data, expected string, bytes int) {
 
 func TestFixtures(t *testing.T) {
 	dir := t.TempDir()
-	data := "msg\ntext Hi\ndone\n"
+	data := "msg\ntext Hi\nclose Hi\ndone stop\n"
 	writeFixture(t, dir, "f01_text", data, `{"text":"Hi","terminal":"completed","finish_reason":"stop"}`, len(data))
 	fs := LoadFixtures(t, dir)
 	if len(fs) != 1 || fs[0].Name != "f01_text" || string(fs[0].Data) != data || fs[0].Expected["text"] != "Hi" || !bytes.Contains(fs[0].Expect, []byte(`"fixture":"f01_text"`)) {
@@ -285,20 +298,44 @@ func TestFixtures(t *testing.T) {
 		func(e map[string]any) { e["text"] = "Ho" },
 		func(e map[string]any) { e["terminal"] = "failed" },
 		func(e map[string]any) { e["unknown"] = 1.0 },
+		func(e map[string]any) { e["finish_reason"] = "length" },
+		func(e map[string]any) { e["finish_reason"] = nil },
+		func(e map[string]any) { e["response_id"] = "x" },
 	}})
 
 	mustFail(t, "an unnoticed tamper", "tamper 0 on f01 went unnoticed", func(tb testing.TB) {
-		CheckTampers(tb, g, fs, Tampers{"f01": {func(e map[string]any) { e["finish_reason"] = "length" }}})
+		CheckTampers(tb, g, fs, Tampers{"f01": {func(e map[string]any) { e["native_finish_reason"] = "length" }}})
 	})
 	mustFail(t, "an unknown fixture", "no fixture f02", func(tb testing.TB) { CheckTampers(tb, g, fs, Tampers{"f02": nil}) })
 	mustFail(t, "a wrong expectation", `text = "Hi", want "Ho"`, func(tb testing.TB) {
 		f := fs[0]
 		f.Expected = map[string]any{"text": "Ho"}
-		checkFixture(tb, g, f)
+		CheckFixture(tb, g, f)
 	})
 	mustFail(t, "a failing run", "run error", func(tb testing.TB) {
-		checkFixture(tb, g, Fixture{Name: "x", Data: []byte("fail\n")})
+		CheckFixture(tb, g, Fixture{Name: "x", Data: []byte("fail\n")})
 	})
+
+	// Top-level response_id, model and replay offsets.
+	other := t.TempDir()
+	writeFixture(t, other, "f02_top", data, `{"text":"Hi","response_id":"r"},"response_id":"ignored","model":"m","replay":{"split_at_byte_offsets":[1,5,9]}`, len(data))
+	f := LoadFixtures(t, other)[0]
+	if f.Expected["response_id"] != "r" || f.Expected["model"] != "m" || !slices.Equal(f.SplitAt, []int{1, 5, 9}) {
+		t.Fatalf("loaded %+v", f)
+	}
+	mustFail(t, "a wrong server model", `server_model = "", want "m"`, func(tb testing.TB) { CheckFixture(tb, g, f) })
+	// Only the split-at reads cut "sg\nt" out of the stream.
+	splitAtRead := func(in any) (any, bool) { return true, string(in.([]byte)) == "sg\nt" }
+	mustFail(t, "a spy seeing the split-at reads", "fused/split-at: spied [true], fused/whole: []", func(tb testing.TB) {
+		CheckFixture(tb, pipeline.Must(Spy(graph(t, lines{}), "toy.lines", splitAtRead)), f)
+	})
+	f.SplitAt = nil
+	mustFail(t, "a wrong server model", `server_model = "", want "m"`, func(tb testing.TB) {
+		CheckFixture(tb, pipeline.Must(Spy(graph(t, lines{}), "toy.lines", splitAtRead)), f)
+	})
+	if got := SplitAt([]int{3, 2, 5, 10, 12}, 10); !slices.Equal(got.Sizes, []int{3, 2, 5}) || got.Name != "split-at" {
+		t.Fatalf("SplitAt: %+v", got)
+	}
 
 	edited := t.TempDir()
 	writeFixture(t, edited, "f01_text", data, `{}`, len(data)+1)
@@ -317,10 +354,11 @@ func TestCheckExpected(t *testing.T) {
 		protocol.Failed(&protocol.StreamError{Kind: protocol.ErrKindTruncated, Message: "cut"}),
 	}
 	errs := CheckExpected(map[string]any{
-		"terminal":      "eof_without_terminal",
-		"error":         map[string]any{"kind": "upstream_truncated", "message": "cut", "bogus": 1.0},
-		"items":         []any{map[string]any{"type": "message", "id": "m"}},
-		"finish_reason": "ignored",
+		"terminal":             "eof_without_terminal",
+		"error":                map[string]any{"kind": "upstream_truncated", "message": "cut", "bogus": 1.0},
+		"items":                []any{map[string]any{"type": "message", "id": "m"}},
+		"native_finish_reason": "ignored",
+		"finish_reason":        nil,
 	}, events)
 	want := []string{
 		"output_text.delta before any message item was added",
@@ -329,5 +367,113 @@ func TestCheckExpected(t *testing.T) {
 	}
 	if strings.Join(errs, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(errs, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestSpy(t *testing.T) {
+	pass := pipeline.StageNode("toy.pass", pipeline.Map(func(e protocol.ResponseEvent) protocol.ResponseEvent { return e }))
+	g, err := graph(t, lines{}).Append(pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deltas := pipeline.Must(Spy(g, "toy.pass", func(in any) (any, bool) {
+		e := in.(protocol.ResponseEvent)
+		return e.Delta, e.Type == protocol.EventOutputTextDelta
+	}))
+	if o := Replay(t, deltas, []byte("text a\ntext b\ndone stop\n")); !slices.Equal(o.Spied, []any{"a", "b"}) {
+		t.Fatalf("spied %v", o.Spied)
+	}
+	// A failed run: every replay spied a prefix of the fused/whole run's.
+	if o := Replay(t, deltas, []byte("text a\nfail\n")); o.Err == nil || !slices.Equal(o.Spied, []any{"a"}) {
+		t.Fatalf("spied %v, error %v", o.Spied, o.Err)
+	}
+	// Outside this package's runs a spy records nothing, and costs nothing.
+	if err := pipeline.Run(context.Background(), deltas, &chunkSource{data: []byte("text a\ndone\n")}, &collector{}); err != nil {
+		t.Fatal(err)
+	}
+	mustFail(t, "spied values that depend on the reads", "spied", func(tb testing.TB) {
+		Replay(tb, pipeline.Must(Spy(g, "toy.lines", func(in any) (any, bool) { return len(in.([]byte)), true })), []byte("text a\ndone\n"))
+	})
+	if _, err := Spy(g, "toy.none", nil); err == nil || !strings.Contains(err.Error(), "toy.none") {
+		t.Fatalf("spy on a missing node: %v", err)
+	}
+}
+
+func TestCheckExpectedToolCalls(t *testing.T) {
+	args := `{"path":"a.go","content":"héllo"}`
+	sum := sha256.Sum256([]byte(args))
+	call := &protocol.FunctionCall{ID: "fc", CallID: "c1", Name: "write", Arguments: args,
+		Extra: protocol.Extra{ProviderMetadataKey: json.RawMessage(`{"google":{"sig":"s"}}`)}}
+	events := []protocol.ResponseEvent{
+		protocol.Added(&protocol.Reasoning{ID: "rs"}),
+		protocol.ReasoningDelta("think", 0),
+		protocol.Done(&protocol.Reasoning{ID: "rs", Content: []protocol.ReasoningContent{{Type: protocol.ReasoningTypeText, Text: "thought"}}}),
+		protocol.Added(&protocol.Message{ID: "m", Role: "assistant"}),
+		protocol.Done(call),
+		protocol.Done(&protocol.CustomToolCall{CallID: "c2", Name: "apply_patch", Input: "*** Begin"}),
+		protocol.Completed("r", nil),
+	}
+	good := map[string]any{
+		"reasoning": map[string]any{"text": "think", "source_field": "reasoning_content"},
+		"tool_calls": []any{
+			map[string]any{"id": "c1", "arguments_len_bytes": float64(len(args)), "arguments_sha256": hex.EncodeToString(sum[:]),
+				"arguments_prefix": `{"path":`, "decoded_content_len_runes": 5.0, "provider_metadata": map[string]any{"google": map[string]any{"sig": "s"}}},
+			map[string]any{"id": "c2", "kind": "custom", "arguments_len_bytes": 9.0, "arguments_prefix": "***"},
+		},
+		"partial_tool_calls": []any{map[string]any{"id": "c9", "name": "read"}},
+		"finish_reason":      nil,
+	}
+	want := []string{
+		`done reasoning text "thought" differs from its deltas "think"`,
+		`message item "m" was added but is not done on a completed stream`,
+	}
+	if errs := CheckExpected(good, events); strings.Join(errs, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(errs, "\n"), strings.Join(want, "\n"))
+	}
+	for i, edit := range []func(e map[string]any){
+		func(e map[string]any) { ToolCall(e, 0)["arguments_len_bytes"] = 1.0 },
+		func(e map[string]any) { ToolCall(e, 0)["arguments_sha256"] = "00" },
+		func(e map[string]any) { ToolCall(e, 0)["arguments_prefix"] = "{}" },
+		func(e map[string]any) { ToolCall(e, 0)["decoded_content_len_runes"] = 6.0 },
+		func(e map[string]any) { ToolCall(e, 0)["provider_metadata"] = map[string]any{} },
+		func(e map[string]any) { ToolCall(e, 1)["arguments_len_bytes"] = 8.0 },
+		func(e map[string]any) { e["partial_tool_calls"] = []any{map[string]any{"id": "c1"}} },
+		func(e map[string]any) {
+			e["partial_tool_calls"] = []any{map[string]any{"id": "c9", "name": "apply_patch"}}
+		},
+		func(e map[string]any) { e["finish_reason"] = "stop" },
+		func(e map[string]any) { e["response_id"] = "x" },
+		func(e map[string]any) { e["reasoning"].(map[string]any)["bogus"] = 1.0 },
+	} {
+		exp := deepCopy(t, good)
+		edit(exp)
+		if errs := CheckExpected(exp, events); len(errs) <= len(want) {
+			t.Errorf("edit %d went unnoticed", i)
+		}
+	}
+}
+
+func TestCheckExpectedFailures(t *testing.T) {
+	failed := protocol.Failed(&protocol.StreamError{Kind: protocol.ErrKindUpstream, Type: "server_error"})
+	failed.ResponseID = "r"
+	events := []protocol.ResponseEvent{failed}
+	errs := CheckExpected(map[string]any{
+		"finish_reason": "error",
+		"response_id":   "r",
+		"error":         map[string]any{"type": "server_error", "code": nil, "message": nil},
+	}, events)
+	// The message is null in the expectation, but a failure must say what
+	// went wrong.
+	if strings.Join(errs, "\n") != "failed event without an error message" {
+		t.Fatalf("got %q", errs)
+	}
+	failed.Error.Code, failed.Error.Message = "x", "m"
+	errs = CheckExpected(map[string]any{"error": map[string]any{"code": nil}, "finish_reason": nil, "response_id": "q"}, events)
+	want := []string{`error.code = x, want none`, `finish_reason = "error", want ""`, `terminal response_id = "r", want "q"`}
+	if strings.Join(errs, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(errs, "\n"), strings.Join(want, "\n"))
+	}
+	if errs := CheckExpected(map[string]any{"response_id": "r"}, nil); len(errs) != 1 {
+		t.Fatalf("no terminal event: %q", errs)
 	}
 }
