@@ -3,6 +3,8 @@ package protocol
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
 // AppendJSON appends the event's JSON (DESIGN §5, "type" first) to dst without reflection.
@@ -29,70 +31,68 @@ func (e ResponseEvent) AppendJSON(dst []byte) ([]byte, error) {
 		return append(dst, '}'), nil
 	}
 	w := newEnc(dst)
-	f := w.open()
-	w.str("type", string(e.Type))
+	f := w.Open()
+	w.Str("type", string(e.Type))
 	switch e.Type {
 	case EventServerModel:
-		w.str("model", e.Model)
+		w.Str("model", e.Model)
 	case EventOutputItemAdded, EventOutputItemDone:
-		w.key("item")
+		w.Key("item")
 		if e.Item == nil {
-			w.b = append(w.b, "null"...)
+			w.B = append(w.B, "null"...)
 		} else {
 			writeItem(w, e.Item)
 		}
 	case EventReasoningSummaryPartAdded:
-		w.int("summary_index", int64(e.SummaryIndex))
+		w.Int("summary_index", int64(e.SummaryIndex))
 	case EventToolCallInputDelta:
-		w.str("item_id", e.ItemID)
-		w.strOpt("call_id", e.CallID)
-		w.str("delta", e.Delta)
+		w.Str("item_id", e.ItemID)
+		w.StrOpt("call_id", e.CallID)
+		w.Str("delta", e.Delta)
 	case EventCompleted:
-		w.str("response_id", e.ResponseID)
+		w.Str("response_id", e.ResponseID)
 		if u := e.TokenUsage; u != nil {
-			w.key("token_usage")
-			uf := w.open()
-			w.int("input_tokens", u.InputTokens)
-			w.int("cached_input_tokens", u.CachedInputTokens)
+			w.Key("token_usage")
+			uf := w.Open()
+			w.Int("input_tokens", u.InputTokens)
+			w.Int("cached_input_tokens", u.CachedInputTokens)
 			if u.CacheWriteInputTokens != 0 {
-				w.int("cache_write_input_tokens", u.CacheWriteInputTokens)
+				w.Int("cache_write_input_tokens", u.CacheWriteInputTokens)
 			}
-			w.int("output_tokens", u.OutputTokens)
-			w.int("reasoning_output_tokens", u.ReasoningOutputTokens)
-			w.int("total_tokens", u.TotalTokens)
-			w.close(uf)
+			w.Int("output_tokens", u.OutputTokens)
+			w.Int("reasoning_output_tokens", u.ReasoningOutputTokens)
+			w.Int("total_tokens", u.TotalTokens)
+			w.Close(uf)
 		}
-		if e.EndTurn != nil {
-			w.boolPtr("end_turn", e.EndTurn)
-		}
-		w.strOpt("finish_reason", e.FinishReason)
+		w.BoolOpt("end_turn", e.EndTurn)
+		w.StrOpt("finish_reason", e.FinishReason)
 	case EventFailed:
-		w.key("error")
+		w.Key("error")
 		if x := e.Error; x == nil {
-			w.b = append(w.b, "null"...)
+			w.B = append(w.B, "null"...)
 		} else {
-			xf := w.open()
-			w.str("kind", x.Kind)
-			w.strOpt("type", x.Type)
-			w.strOpt("code", x.Code)
-			w.str("message", x.Message)
-			w.boolean("retryable", x.Retryable)
+			xf := w.Open()
+			w.Str("kind", x.Kind)
+			w.StrOpt("type", x.Type)
+			w.StrOpt("code", x.Code)
+			w.Str("message", x.Message)
+			w.Bool("retryable", x.Retryable)
 			if x.HTTPStatus != 0 {
-				w.int("http_status", int64(x.HTTPStatus))
+				w.Int("http_status", int64(x.HTTPStatus))
 			}
 			if x.RetryAfterMS != 0 {
-				w.int("retry_after_ms", x.RetryAfterMS)
+				w.Int("retry_after_ms", x.RetryAfterMS)
 			}
-			w.strOpt("request_id", x.RequestID)
-			w.close(xf)
+			w.StrOpt("request_id", x.RequestID)
+			w.Close(xf)
 		}
-		w.strOpt("response_id", e.ResponseID)
+		w.StrOpt("response_id", e.ResponseID)
 	}
-	w.close(f)
-	if w.err != nil {
-		return dst, fmt.Errorf("protocol: event %s: %w", e.Type, w.err)
+	w.Close(f)
+	if w.Err != nil {
+		return dst, fmt.Errorf("protocol: event %s: %w", e.Type, w.Err)
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // MarshalJSON implements json.Marshaler (see AppendJSON).
@@ -101,7 +101,7 @@ func (e ResponseEvent) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil) 
 // UnmarshalJSON implements json.Unmarshaler. Only the fields that belong to the event's type
 // are read; other fields are ignored. An unknown type is kept with no fields.
 func (e *ResponseEvent) UnmarshalJSON(data []byte) error {
-	d, err := newDec(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return fmt.Errorf("protocol: event: %w", err)
 	}
@@ -112,9 +112,9 @@ func (e *ResponseEvent) UnmarshalJSON(data []byte) error {
 	ev := ResponseEvent{Type: EventType(typ)}
 	switch ev.Type {
 	case EventServerModel:
-		ev.Model = d.str("model")
+		ev.Model = d.Str("model")
 	case EventOutputItemAdded, EventOutputItemDone:
-		if raw, ok := d.take("item"); ok {
+		if raw, ok := d.Take("item"); ok {
 			it, err := decodeItem(raw)
 			if err != nil {
 				return fmt.Errorf("protocol: event %s: item: %w", typ, err)
@@ -122,52 +122,52 @@ func (e *ResponseEvent) UnmarshalJSON(data []byte) error {
 			ev.Item = it
 		}
 	case EventOutputTextDelta:
-		ev.Delta = d.str("delta")
+		ev.Delta = d.Str("delta")
 	case EventReasoningContentDelta:
-		ev.Delta = d.str("delta")
-		ev.ContentIndex = d.int("content_index")
+		ev.Delta = d.Str("delta")
+		ev.ContentIndex = d.Int("content_index")
 	case EventReasoningSummaryDelta:
-		ev.Delta = d.str("delta")
-		ev.SummaryIndex = d.int("summary_index")
+		ev.Delta = d.Str("delta")
+		ev.SummaryIndex = d.Int("summary_index")
 	case EventReasoningSummaryPartAdded:
-		ev.SummaryIndex = d.int("summary_index")
+		ev.SummaryIndex = d.Int("summary_index")
 	case EventToolCallInputDelta:
-		ev.ItemID = d.str("item_id")
-		ev.CallID = d.str("call_id")
-		ev.Delta = d.str("delta")
+		ev.ItemID = d.Str("item_id")
+		ev.CallID = d.Str("call_id")
+		ev.Delta = d.Str("delta")
 	case EventCompleted:
-		ev.ResponseID = d.str("response_id")
-		d.object("token_usage", func(u *dec) error {
+		ev.ResponseID = d.Str("response_id")
+		d.Object("token_usage", func(u *jsonx.Fields) error {
 			ev.TokenUsage = &TokenUsage{
-				InputTokens:           u.int64("input_tokens"),
-				CachedInputTokens:     u.int64("cached_input_tokens"),
-				CacheWriteInputTokens: u.int64("cache_write_input_tokens"),
-				OutputTokens:          u.int64("output_tokens"),
-				ReasoningOutputTokens: u.int64("reasoning_output_tokens"),
-				TotalTokens:           u.int64("total_tokens"),
+				InputTokens:           u.Int64("input_tokens"),
+				CachedInputTokens:     u.Int64("cached_input_tokens"),
+				CacheWriteInputTokens: u.Int64("cache_write_input_tokens"),
+				OutputTokens:          u.Int64("output_tokens"),
+				ReasoningOutputTokens: u.Int64("reasoning_output_tokens"),
+				TotalTokens:           u.Int64("total_tokens"),
 			}
-			return u.err
+			return u.Err
 		})
-		ev.EndTurn = d.boolPtr("end_turn")
-		ev.FinishReason = d.str("finish_reason")
+		ev.EndTurn = d.BoolPtr("end_turn")
+		ev.FinishReason = d.Str("finish_reason")
 	case EventFailed:
-		d.object("error", func(x *dec) error {
+		d.Object("error", func(x *jsonx.Fields) error {
 			ev.Error = &StreamError{
-				Kind:         x.str("kind"),
-				Type:         x.str("type"),
-				Code:         x.str("code"),
-				Message:      x.str("message"),
-				Retryable:    x.boolean("retryable"),
-				HTTPStatus:   x.int("http_status"),
-				RetryAfterMS: x.int64("retry_after_ms"),
-				RequestID:    x.str("request_id"),
+				Kind:         x.Str("kind"),
+				Type:         x.Str("type"),
+				Code:         x.Str("code"),
+				Message:      x.Str("message"),
+				Retryable:    x.Bool("retryable"),
+				HTTPStatus:   x.Int("http_status"),
+				RetryAfterMS: x.Int64("retry_after_ms"),
+				RequestID:    x.Str("request_id"),
 			}
-			return x.err
+			return x.Err
 		})
-		ev.ResponseID = d.str("response_id")
+		ev.ResponseID = d.Str("response_id")
 	}
-	if d.err != nil {
-		return fmt.Errorf("protocol: event %s: %w", typ, d.err)
+	if d.Err != nil {
+		return fmt.Errorf("protocol: event %s: %w", typ, d.Err)
 	}
 	*e = ev
 	return nil

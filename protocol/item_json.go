@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
 // ---------------------------------------------------------------------------------------------
@@ -18,10 +20,10 @@ func MarshalItem(it ResponseItem) ([]byte, error) { return AppendItem(nil, it) }
 func AppendItem(dst []byte, it ResponseItem) ([]byte, error) {
 	w := newEnc(dst)
 	writeItem(w, it)
-	if w.err != nil {
-		return dst, w.err
+	if w.Err != nil {
+		return dst, w.Err
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // UnmarshalItem decodes one ResponseItem. Items of a type this package does not model are
@@ -38,10 +40,10 @@ func UnmarshalItem(data []byte) (ResponseItem, error) {
 func (s Items) MarshalJSON() ([]byte, error) {
 	w := newEnc(make([]byte, 0, 256*len(s)+2))
 	writeItems(w, s)
-	if w.err != nil {
-		return nil, w.err
+	if w.Err != nil {
+		return nil, w.Err
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // UnmarshalJSON decodes a JSON array of items; null gives nil.
@@ -66,18 +68,18 @@ func (s *Items) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func writeItems(w *enc, s []ResponseItem) {
-	w.b = append(w.b, '[')
+func writeItems(w *jsonx.Encoder, s []ResponseItem) {
+	w.B = append(w.B, '[')
 	for i, it := range s {
-		w.elem(i)
-		if w.err == nil {
+		w.Elem(i)
+		if w.Err == nil {
 			writeItem(w, it)
-			if w.err != nil {
-				w.err = fmt.Errorf("items[%d]: %w", i, w.err)
+			if w.Err != nil {
+				w.Err = fmt.Errorf("items[%d]: %w", i, w.Err)
 			}
 		}
 	}
-	w.b = append(w.b, ']')
+	w.B = append(w.B, ']')
 }
 
 // Per-type json.Marshaler / json.Unmarshaler implementations, so that json.Marshal works on
@@ -150,7 +152,7 @@ func (c *WebSearchCall) UnmarshalJSON(data []byte) error { return unmarshalItemI
 
 // UnmarshalJSON implements json.Unmarshaler. Any object with a string "type" is accepted.
 func (o *OtherItem) UnmarshalJSON(data []byte) error {
-	d, err := newDec(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return fmt.Errorf("protocol: response item: %w", err)
 	}
@@ -158,7 +160,7 @@ func (o *OtherItem) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("protocol: response item: %w", err)
 	}
-	*o = OtherItem{Type: typ, Raw: compactRaw(data)}
+	*o = OtherItem{Type: typ, Raw: jsonx.Compact(data)}
 	return nil
 }
 
@@ -192,7 +194,7 @@ func unmarshalItemInto[T any, P interface {
 
 var errNilItem = errors.New("nil item")
 
-func writeItem(w *enc, it ResponseItem) {
+func writeItem(w *jsonx.Encoder, it ResponseItem) {
 	switch v := it.(type) {
 	case *Message:
 		if v != nil {
@@ -211,302 +213,303 @@ func writeItem(w *enc, it ResponseItem) {
 		}
 	case *FunctionCall:
 		if v != nil {
-			f := w.open()
-			w.str("type", TypeFunctionCall)
-			w.strOpt("id", v.ID)
-			w.str("name", v.Name)
-			w.strOpt("namespace", v.Namespace)
-			w.str("arguments", v.Arguments)
-			w.strOpt("encrypted_function_args", v.EncryptedFunctionArgs)
-			w.str("call_id", v.CallID)
-			w.extra(v.Extra)
-			w.close(f)
+			f := w.Open()
+			w.Str("type", TypeFunctionCall)
+			w.StrOpt("id", v.ID)
+			w.Str("name", v.Name)
+			w.StrOpt("namespace", v.Namespace)
+			w.Str("arguments", v.Arguments)
+			w.StrOpt("encrypted_function_args", v.EncryptedFunctionArgs)
+			w.Str("call_id", v.CallID)
+			w.Extra(v.Extra)
+			w.Close(f)
 			return
 		}
 	case *FunctionCallOutput:
 		if v != nil {
-			f := w.open()
-			w.str("type", TypeFunctionCallOutput)
-			w.strOpt("id", v.ID)
-			w.str("call_id", v.CallID)
-			w.key("output")
+			f := w.Open()
+			w.Str("type", TypeFunctionCallOutput)
+			w.StrOpt("id", v.ID)
+			w.Str("call_id", v.CallID)
+			w.Key("output")
 			writePayload(w, &v.Output)
-			w.extra(v.Extra)
-			w.close(f)
+			w.Extra(v.Extra)
+			w.Close(f)
 			return
 		}
 	case *CustomToolCall:
 		if v != nil {
-			f := w.open()
-			w.str("type", TypeCustomToolCall)
-			w.strOpt("id", v.ID)
-			w.strOpt("status", v.Status)
-			w.str("call_id", v.CallID)
-			w.str("name", v.Name)
-			w.strOpt("namespace", v.Namespace)
-			w.str("input", v.Input)
-			w.extra(v.Extra)
-			w.close(f)
+			f := w.Open()
+			w.Str("type", TypeCustomToolCall)
+			w.StrOpt("id", v.ID)
+			w.StrOpt("status", v.Status)
+			w.Str("call_id", v.CallID)
+			w.Str("name", v.Name)
+			w.StrOpt("namespace", v.Namespace)
+			w.Str("input", v.Input)
+			w.Extra(v.Extra)
+			w.Close(f)
 			return
 		}
 	case *CustomToolCallOutput:
 		if v != nil {
-			f := w.open()
-			w.str("type", TypeCustomToolCallOutput)
-			w.strOpt("id", v.ID)
-			w.str("call_id", v.CallID)
-			w.strOpt("name", v.Name)
-			w.key("output")
+			f := w.Open()
+			w.Str("type", TypeCustomToolCallOutput)
+			w.StrOpt("id", v.ID)
+			w.Str("call_id", v.CallID)
+			w.StrOpt("name", v.Name)
+			w.Key("output")
 			writePayload(w, &v.Output)
-			w.extra(v.Extra)
-			w.close(f)
+			w.Extra(v.Extra)
+			w.Close(f)
 			return
 		}
 	case *ToolSearchCall:
 		if v != nil {
-			f := w.open()
-			w.str("type", TypeToolSearchCall)
-			w.strOpt("id", v.ID)
-			w.strOpt("call_id", v.CallID)
-			w.strOpt("status", v.Status)
-			w.str("execution", v.Execution)
-			w.raw("arguments", v.Arguments, "null")
-			w.extra(v.Extra)
-			w.close(f)
+			f := w.Open()
+			w.Str("type", TypeToolSearchCall)
+			w.StrOpt("id", v.ID)
+			w.StrOpt("call_id", v.CallID)
+			w.StrOpt("status", v.Status)
+			w.Str("execution", v.Execution)
+			w.Raw("arguments", v.Arguments, "null")
+			w.Extra(v.Extra)
+			w.Close(f)
 			return
 		}
 	case *ToolSearchOutput:
 		if v != nil {
-			f := w.open()
-			w.str("type", TypeToolSearchOutput)
-			w.strOpt("id", v.ID)
-			w.strOpt("call_id", v.CallID)
-			w.str("status", v.Status)
-			w.str("execution", v.Execution)
-			w.key("tools")
-			w.b = append(w.b, '[')
+			f := w.Open()
+			w.Str("type", TypeToolSearchOutput)
+			w.StrOpt("id", v.ID)
+			w.StrOpt("call_id", v.CallID)
+			w.Str("status", v.Status)
+			w.Str("execution", v.Execution)
+			w.Key("tools")
+			w.B = append(w.B, '[')
 			for i, t := range v.Tools {
-				w.elem(i)
-				w.rawValue(fmt.Sprintf("tools[%d]", i), t, "null")
+				w.Elem(i)
+				w.RawValue(fmt.Sprintf("tools[%d]", i), t, "null")
 			}
-			w.b = append(w.b, ']')
-			w.extra(v.Extra)
-			w.close(f)
+			w.B = append(w.B, ']')
+			w.Extra(v.Extra)
+			w.Close(f)
 			return
 		}
 	case *WebSearchCall:
 		if v != nil {
-			f := w.open()
-			w.str("type", TypeWebSearchCall)
-			w.strOpt("id", v.ID)
-			w.strOpt("status", v.Status)
+			f := w.Open()
+			w.Str("type", TypeWebSearchCall)
+			w.StrOpt("id", v.ID)
+			w.StrOpt("status", v.Status)
 			if a := v.Action; a != nil {
-				w.key("action")
-				af := w.open()
-				w.str("type", a.Type)
-				w.strOpt("query", a.Query)
+				w.Key("action")
+				af := w.Open()
+				w.Str("type", a.Type)
+				w.StrOpt("query", a.Query)
 				if a.Queries != nil {
-					w.strings("queries", a.Queries)
+					w.Strings("queries", a.Queries)
 				}
-				w.strOpt("url", a.URL)
-				w.strOpt("pattern", a.Pattern)
-				w.extra(a.Extra)
-				w.close(af)
+				w.StrOpt("url", a.URL)
+				w.StrOpt("pattern", a.Pattern)
+				w.Extra(a.Extra)
+				w.Close(af)
 			}
-			w.extra(v.Extra)
-			w.close(f)
+			w.Extra(v.Extra)
+			w.Close(f)
 			return
 		}
 	case *OtherItem:
 		if v != nil {
 			if len(v.Raw) == 0 {
-				f := w.open()
-				w.str("type", v.Type)
-				w.close(f)
+				f := w.Open()
+				w.Str("type", v.Type)
+				w.Close(f)
 				return
 			}
-			w.rawValue("raw", v.Raw, "")
+			w.RawValue("raw", v.Raw, "")
 			return
 		}
 	}
-	w.fail(errNilItem)
+	w.Fail(errNilItem)
 }
 
-func writeMessage(w *enc, m *Message) {
-	f := w.open()
-	w.str("type", TypeMessage)
-	w.strOpt("id", m.ID)
-	w.str("role", m.Role)
-	w.key("content")
-	w.b = append(w.b, '[')
+func writeMessage(w *jsonx.Encoder, m *Message) {
+	f := w.Open()
+	w.Str("type", TypeMessage)
+	w.StrOpt("id", m.ID)
+	w.Str("role", m.Role)
+	w.Key("content")
+	w.B = append(w.B, '[')
 	for i := range m.Content {
-		w.elem(i)
+		w.Elem(i)
 		writeContentItem(w, &m.Content[i])
 	}
-	w.b = append(w.b, ']')
-	w.strOpt("phase", m.Phase)
-	w.extra(m.Extra)
-	w.close(f)
+	w.B = append(w.B, ']')
+	w.StrOpt("phase", m.Phase)
+	w.Extra(m.Extra)
+	w.Close(f)
 }
 
-func writeContentItem(w *enc, c *ContentItem) {
-	f := w.open()
-	w.str("type", c.Type)
+func writeContentItem(w *jsonx.Encoder, c *ContentItem) {
+	f := w.Open()
+	w.Str("type", c.Type)
 	switch c.Type {
 	case ContentInputText, ContentOutputText:
-		w.str("text", c.Text)
+		w.Str("text", c.Text)
 	case ContentInputImage:
-		w.str("image_url", c.ImageURL)
-		w.strOpt("detail", c.Detail)
+		w.Str("image_url", c.ImageURL)
+		w.StrOpt("detail", c.Detail)
 	case ContentInputAudio:
-		w.str("audio_url", c.AudioURL)
+		w.Str("audio_url", c.AudioURL)
 	default:
-		w.strOpt("text", c.Text)
-		w.strOpt("image_url", c.ImageURL)
-		w.strOpt("detail", c.Detail)
-		w.strOpt("audio_url", c.AudioURL)
+		w.StrOpt("text", c.Text)
+		w.StrOpt("image_url", c.ImageURL)
+		w.StrOpt("detail", c.Detail)
+		w.StrOpt("audio_url", c.AudioURL)
 	}
-	w.extra(c.Extra)
-	w.close(f)
+	w.Extra(c.Extra)
+	w.Close(f)
 }
 
-func writeReasoning(w *enc, r *Reasoning) {
-	f := w.open()
-	w.str("type", TypeReasoning)
-	w.strOpt("id", r.ID)
-	w.key("summary")
-	w.b = append(w.b, '[')
+func writeReasoning(w *jsonx.Encoder, r *Reasoning) {
+	f := w.Open()
+	w.Str("type", TypeReasoning)
+	w.StrOpt("id", r.ID)
+	w.Key("summary")
+	w.B = append(w.B, '[')
 	for i, s := range r.Summary {
-		w.elem(i)
-		sf := w.open()
-		w.str("type", s.Type)
-		w.str("text", s.Text)
-		w.close(sf)
+		w.Elem(i)
+		sf := w.Open()
+		w.Str("type", s.Type)
+		w.Str("text", s.Text)
+		w.Close(sf)
 	}
-	w.b = append(w.b, ']')
+	w.B = append(w.B, ']')
 	switch {
 	case r.Content == nil:
-		w.key("content")
-		w.b = append(w.b, "null"...)
+		w.Key("content")
+		w.B = append(w.B, "null"...)
 	case hasReasoningText(r.Content):
-		w.key("content")
-		w.b = append(w.b, '[')
+		w.Key("content")
+		w.B = append(w.B, '[')
 		for i, c := range r.Content {
-			w.elem(i)
-			cf := w.open()
-			w.str("type", c.Type)
-			w.str("text", c.Text)
-			w.close(cf)
+			w.Elem(i)
+			cf := w.Open()
+			w.Str("type", c.Type)
+			w.Str("text", c.Text)
+			w.Close(cf)
 		}
-		w.b = append(w.b, ']')
+		w.B = append(w.B, ']')
 	}
-	w.strPtr("encrypted_content", r.EncryptedContent)
+	w.StrPtr("encrypted_content", r.EncryptedContent)
 	if r.Content != nil && !hasReasoningText(r.Content) {
 		// "content" is deliberately dropped; keep an Extra "content" from sneaking in.
-		w.written = append(w.written, "content")
+		w.Written("content")
 	}
-	w.extra(r.Extra)
-	w.close(f)
+	w.Extra(r.Extra)
+	w.Close(f)
 }
 
 func hasReasoningText(c []ReasoningContent) bool {
 	return slices.ContainsFunc(c, func(x ReasoningContent) bool { return x.Type == ReasoningTypeText })
 }
 
-func writeLocalShellCall(w *enc, c *LocalShellCall) {
-	f := w.open()
-	w.str("type", TypeLocalShellCall)
-	w.strOpt("id", c.ID)
-	w.strPtr("call_id", c.CallID)
-	w.str("status", c.Status)
-	w.key("action")
+func writeLocalShellCall(w *jsonx.Encoder, c *LocalShellCall) {
+	f := w.Open()
+	w.Str("type", TypeLocalShellCall)
+	w.StrOpt("id", c.ID)
+	w.StrPtr("call_id", c.CallID)
+	w.Str("status", c.Status)
+	w.Key("action")
 	a := &c.Action
-	af := w.open()
+	af := w.Open()
 	typ := a.Type
 	if typ == "" {
 		typ = "exec"
 	}
-	w.str("type", typ)
-	w.strings("command", a.Command)
-	w.key("timeout_ms")
+	w.Str("type", typ)
+	w.Strings("command", a.Command)
+	w.Key("timeout_ms")
 	if a.TimeoutMS == nil {
-		w.b = append(w.b, "null"...)
+		w.B = append(w.B, "null"...)
 	} else {
-		w.b = appendUint(w.b, *a.TimeoutMS)
+		w.B = appendUint(w.B, *a.TimeoutMS)
 	}
-	w.strPtr("working_directory", a.WorkingDirectory)
-	w.key("env")
+	w.StrPtr("working_directory", a.WorkingDirectory)
+	w.Key("env")
 	if a.Env == nil {
-		w.b = append(w.b, "null"...)
+		w.B = append(w.B, "null"...)
 	} else {
 		keys := make([]string, 0, len(a.Env))
 		for k := range a.Env {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		ef := w.open()
+		ef := w.Open()
 		for _, k := range keys {
-			w.str(k, a.Env[k])
+			w.MapKey(k)
+			w.B = AppendString(w.B, a.Env[k])
 		}
-		w.close(ef)
+		w.Close(ef)
 	}
-	w.strPtr("user", a.User)
-	w.extra(a.Extra)
-	w.close(af)
-	w.extra(c.Extra)
-	w.close(f)
+	w.StrPtr("user", a.User)
+	w.Extra(a.Extra)
+	w.Close(af)
+	w.Extra(c.Extra)
+	w.Close(f)
 }
 
-func writePayload(w *enc, p *FunctionCallOutputPayload) {
+func writePayload(w *jsonx.Encoder, p *FunctionCallOutputPayload) {
 	switch {
 	case p.Text != nil:
-		w.b = AppendString(w.b, *p.Text)
+		w.B = AppendString(w.B, *p.Text)
 	case p.Items != nil:
-		w.b = append(w.b, '[')
+		w.B = append(w.B, '[')
 		for i := range p.Items {
-			w.elem(i)
+			w.Elem(i)
 			writeOutputContentItem(w, &p.Items[i])
 		}
-		w.b = append(w.b, ']')
+		w.B = append(w.B, ']')
 	default:
-		w.b = append(w.b, `""`...)
+		w.B = append(w.B, `""`...)
 	}
 }
 
-func writeOutputContentItem(w *enc, c *FunctionCallOutputContentItem) {
-	f := w.open()
-	w.str("type", c.Type)
+func writeOutputContentItem(w *jsonx.Encoder, c *FunctionCallOutputContentItem) {
+	f := w.Open()
+	w.Str("type", c.Type)
 	switch c.Type {
 	case ContentInputText:
-		w.str("text", c.Text)
+		w.Str("text", c.Text)
 	case ContentInputImage:
-		w.str("image_url", c.ImageURL)
-		w.strOpt("detail", c.Detail)
+		w.Str("image_url", c.ImageURL)
+		w.StrOpt("detail", c.Detail)
 	case ContentInputAudio:
-		w.str("audio_url", c.AudioURL)
+		w.Str("audio_url", c.AudioURL)
 	case ContentInputVideo:
-		w.str("video_url", c.VideoURL)
-		w.strOpt("id", c.ID)
+		w.Str("video_url", c.VideoURL)
+		w.StrOpt("id", c.ID)
 	case ContentEncryptedContent:
-		w.str("encrypted_content", c.EncryptedContent)
+		w.Str("encrypted_content", c.EncryptedContent)
 	default:
-		w.strOpt("text", c.Text)
-		w.strOpt("image_url", c.ImageURL)
-		w.strOpt("detail", c.Detail)
-		w.strOpt("audio_url", c.AudioURL)
-		w.strOpt("video_url", c.VideoURL)
-		w.strOpt("id", c.ID)
-		w.strOpt("encrypted_content", c.EncryptedContent)
+		w.StrOpt("text", c.Text)
+		w.StrOpt("image_url", c.ImageURL)
+		w.StrOpt("detail", c.Detail)
+		w.StrOpt("audio_url", c.AudioURL)
+		w.StrOpt("video_url", c.VideoURL)
+		w.StrOpt("id", c.ID)
+		w.StrOpt("encrypted_content", c.EncryptedContent)
 	}
-	w.extra(c.Extra)
-	w.close(f)
+	w.Extra(c.Extra)
+	w.Close(f)
 }
 
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
-func itemType(d *dec) (string, error) {
-	raw, ok := d.m["type"]
+func itemType(d *jsonx.Fields) (string, error) {
+	raw, ok := d.Peek("type")
 	if !ok {
 		return "", errors.New(`missing "type"`)
 	}
@@ -518,7 +521,7 @@ func itemType(d *dec) (string, error) {
 }
 
 func decodeItem(data []byte) (ResponseItem, error) {
-	d, err := newDec(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return nil, err
 	}
@@ -529,169 +532,169 @@ func decodeItem(data []byte) (ResponseItem, error) {
 	var it ResponseItem
 	switch typ {
 	case TypeMessage:
-		m := &Message{ID: d.str("id"), Role: d.str("role")}
+		m := &Message{ID: d.Str("id"), Role: d.Str("role")}
 		m.Content = make([]ContentItem, 0)
-		d.array("content", func(_ int, raw json.RawMessage) error {
+		d.Array("content", func(_ int, raw json.RawMessage) error {
 			c, err := decodeContentItem(raw)
 			m.Content = append(m.Content, c)
 			return err
 		})
-		m.Phase = d.str("phase")
-		m.Extra = d.extra()
+		m.Phase = d.Str("phase")
+		m.Extra = d.Extra("type")
 		it = m
 	case TypeReasoning:
-		r := &Reasoning{ID: d.str("id")}
+		r := &Reasoning{ID: d.Str("id")}
 		r.Summary = make([]SummaryText, 0)
-		d.array("summary", func(_ int, raw json.RawMessage) error {
+		d.Array("summary", func(_ int, raw json.RawMessage) error {
 			s, err := decodeTypedText(raw)
 			r.Summary = append(r.Summary, SummaryText(s))
 			return err
 		})
 		content := make([]ReasoningContent, 0)
-		if d.array("content", func(_ int, raw json.RawMessage) error {
+		if d.Array("content", func(_ int, raw json.RawMessage) error {
 			s, err := decodeTypedText(raw)
 			content = append(content, ReasoningContent(s))
 			return err
 		}) {
 			r.Content = content
 		}
-		r.EncryptedContent = d.strPtr("encrypted_content")
-		r.Extra = d.extra()
+		r.EncryptedContent = d.StrPtr("encrypted_content")
+		r.Extra = d.Extra("type")
 		it = r
 	case TypeLocalShellCall:
-		c := &LocalShellCall{ID: d.str("id"), CallID: d.strPtr("call_id"), Status: d.str("status")}
+		c := &LocalShellCall{ID: d.Str("id"), CallID: d.StrPtr("call_id"), Status: d.Str("status")}
 		c.Action = LocalShellAction{Type: "exec", Command: []string{}}
-		d.object("action", func(a *dec) error {
-			if t := a.str("type"); t != "" {
+		d.Object("action", func(a *jsonx.Fields) error {
+			if t := a.Str("type"); t != "" {
 				c.Action.Type = t
 			}
-			if cmd := a.strings("command"); cmd != nil {
+			if cmd := a.Strings("command"); cmd != nil {
 				c.Action.Command = cmd
 			}
-			c.Action.TimeoutMS = a.uint64Ptr("timeout_ms")
-			c.Action.WorkingDirectory = a.strPtr("working_directory")
-			a.unmarshal("env", &c.Action.Env)
-			c.Action.User = a.strPtr("user")
-			c.Action.Extra = a.extra()
-			return a.err
+			c.Action.TimeoutMS = a.Uint64Ptr("timeout_ms")
+			c.Action.WorkingDirectory = a.StrPtr("working_directory")
+			a.Decode("env", &c.Action.Env)
+			c.Action.User = a.StrPtr("user")
+			c.Action.Extra = a.Extra("type")
+			return a.Err
 		})
-		c.Extra = d.extra()
+		c.Extra = d.Extra("type")
 		it = c
 	case TypeFunctionCall:
 		it = &FunctionCall{
-			ID:                    d.str("id"),
-			Name:                  d.str("name"),
-			Namespace:             d.str("namespace"),
-			Arguments:             d.str("arguments"),
-			CallID:                d.str("call_id"),
-			EncryptedFunctionArgs: d.str("encrypted_function_args"),
-			Extra:                 d.extra(),
+			ID:                    d.Str("id"),
+			Name:                  d.Str("name"),
+			Namespace:             d.Str("namespace"),
+			Arguments:             d.Str("arguments"),
+			CallID:                d.Str("call_id"),
+			EncryptedFunctionArgs: d.Str("encrypted_function_args"),
+			Extra:                 d.Extra("type"),
 		}
 	case TypeFunctionCallOutput:
-		o := &FunctionCallOutput{ID: d.str("id"), CallID: d.str("call_id")}
+		o := &FunctionCallOutput{ID: d.Str("id"), CallID: d.Str("call_id")}
 		o.Output = decodePayloadField(d)
-		o.Extra = d.extra()
+		o.Extra = d.Extra("type")
 		it = o
 	case TypeCustomToolCall:
 		it = &CustomToolCall{
-			ID:        d.str("id"),
-			Status:    d.str("status"),
-			CallID:    d.str("call_id"),
-			Name:      d.str("name"),
-			Namespace: d.str("namespace"),
-			Input:     d.str("input"),
-			Extra:     d.extra(),
+			ID:        d.Str("id"),
+			Status:    d.Str("status"),
+			CallID:    d.Str("call_id"),
+			Name:      d.Str("name"),
+			Namespace: d.Str("namespace"),
+			Input:     d.Str("input"),
+			Extra:     d.Extra("type"),
 		}
 	case TypeCustomToolCallOutput:
-		o := &CustomToolCallOutput{ID: d.str("id"), CallID: d.str("call_id"), Name: d.str("name")}
+		o := &CustomToolCallOutput{ID: d.Str("id"), CallID: d.Str("call_id"), Name: d.Str("name")}
 		o.Output = decodePayloadField(d)
-		o.Extra = d.extra()
+		o.Extra = d.Extra("type")
 		it = o
 	case TypeToolSearchCall:
 		it = &ToolSearchCall{
-			ID:        d.str("id"),
-			CallID:    d.str("call_id"),
-			Status:    d.str("status"),
-			Execution: d.str("execution"),
-			Arguments: d.rawOrNull("arguments"),
-			Extra:     d.extra(),
+			ID:        d.Str("id"),
+			CallID:    d.Str("call_id"),
+			Status:    d.Str("status"),
+			Execution: d.Str("execution"),
+			Arguments: d.RawOrNull("arguments"),
+			Extra:     d.Extra("type"),
 		}
 	case TypeToolSearchOutput:
 		o := &ToolSearchOutput{
-			ID:        d.str("id"),
-			CallID:    d.str("call_id"),
-			Status:    d.str("status"),
-			Execution: d.str("execution"),
+			ID:        d.Str("id"),
+			CallID:    d.Str("call_id"),
+			Status:    d.Str("status"),
+			Execution: d.Str("execution"),
 			Tools:     make([]json.RawMessage, 0),
 		}
-		d.array("tools", func(_ int, raw json.RawMessage) error {
-			o.Tools = append(o.Tools, compactRaw(raw))
+		d.Array("tools", func(_ int, raw json.RawMessage) error {
+			o.Tools = append(o.Tools, jsonx.Compact(raw))
 			return nil
 		})
-		o.Extra = d.extra()
+		o.Extra = d.Extra("type")
 		it = o
 	case TypeWebSearchCall:
-		c := &WebSearchCall{ID: d.str("id"), Status: d.str("status")}
-		d.object("action", func(a *dec) error {
+		c := &WebSearchCall{ID: d.Str("id"), Status: d.Str("status")}
+		d.Object("action", func(a *jsonx.Fields) error {
 			c.Action = &WebSearchAction{
-				Type:    a.str("type"),
-				Query:   a.str("query"),
-				Queries: a.strings("queries"),
-				URL:     a.str("url"),
-				Pattern: a.str("pattern"),
-				Extra:   a.extra(),
+				Type:    a.Str("type"),
+				Query:   a.Str("query"),
+				Queries: a.Strings("queries"),
+				URL:     a.Str("url"),
+				Pattern: a.Str("pattern"),
+				Extra:   a.Extra("type"),
 			}
-			return a.err
+			return a.Err
 		})
-		c.Extra = d.extra()
+		c.Extra = d.Extra("type")
 		it = c
 	default:
-		return &OtherItem{Type: typ, Raw: compactRaw(data)}, nil
+		return &OtherItem{Type: typ, Raw: jsonx.Compact(data)}, nil
 	}
-	if d.err != nil {
-		return nil, fmt.Errorf("%s: %w", typ, d.err)
+	if d.Err != nil {
+		return nil, fmt.Errorf("%s: %w", typ, d.Err)
 	}
 	return it, nil
 }
 
 func decodeContentItem(raw json.RawMessage) (ContentItem, error) {
-	d, err := newDec(raw)
+	d, err := jsonx.NewFields(raw)
 	if err != nil {
 		return ContentItem{}, err
 	}
-	c := ContentItem{Type: d.str("type")}
+	c := ContentItem{Type: d.Str("type")}
 	switch c.Type {
 	case ContentInputText, ContentOutputText:
-		c.Text = d.str("text")
+		c.Text = d.Str("text")
 	case ContentInputImage:
-		c.ImageURL = d.str("image_url")
-		c.Detail = d.str("detail")
+		c.ImageURL = d.Str("image_url")
+		c.Detail = d.Str("detail")
 	case ContentInputAudio:
-		c.AudioURL = d.str("audio_url")
+		c.AudioURL = d.Str("audio_url")
 	}
-	c.Extra = d.extra()
-	return c, d.err
+	c.Extra = d.Extra("type")
+	return c, d.Err
 }
 
 type typedText struct{ Type, Text string }
 
 func decodeTypedText(raw json.RawMessage) (typedText, error) {
-	d, err := newDec(raw)
+	d, err := jsonx.NewFields(raw)
 	if err != nil {
 		return typedText{}, err
 	}
-	t := typedText{Type: d.str("type"), Text: d.str("text")}
-	return t, d.err
+	t := typedText{Type: d.Str("type"), Text: d.Str("text")}
+	return t, d.Err
 }
 
-func decodePayloadField(d *dec) FunctionCallOutputPayload {
-	raw, ok := d.take("output")
+func decodePayloadField(d *jsonx.Fields) FunctionCallOutputPayload {
+	raw, ok := d.Take("output")
 	if !ok {
 		return FunctionCallOutputPayload{Text: new(string)}
 	}
 	var p FunctionCallOutputPayload
 	if err := p.UnmarshalJSON(raw); err != nil {
-		d.fail("output", err)
+		d.Fail("output", err)
 	}
 	return p
 }
@@ -700,7 +703,7 @@ func decodePayloadField(d *dec) FunctionCallOutputPayload {
 func (p FunctionCallOutputPayload) MarshalJSON() ([]byte, error) {
 	w := newEnc(nil)
 	writePayload(w, &p)
-	return w.b, w.err
+	return w.B, w.Err
 }
 
 // UnmarshalJSON decodes a string or an array of content items. Success is left unchanged.
@@ -723,28 +726,28 @@ func (p *FunctionCallOutputPayload) UnmarshalJSON(data []byte) error {
 	}
 	items := make([]FunctionCallOutputContentItem, 0, len(elems))
 	for i, e := range elems {
-		d, err := newDec(e)
+		d, err := jsonx.NewFields(e)
 		if err != nil {
 			return fmt.Errorf("protocol: function call output: [%d]: %w", i, err)
 		}
-		c := FunctionCallOutputContentItem{Type: d.str("type")}
+		c := FunctionCallOutputContentItem{Type: d.Str("type")}
 		switch c.Type {
 		case ContentInputText:
-			c.Text = d.str("text")
+			c.Text = d.Str("text")
 		case ContentInputImage:
-			c.ImageURL = d.str("image_url")
-			c.Detail = d.str("detail")
+			c.ImageURL = d.Str("image_url")
+			c.Detail = d.Str("detail")
 		case ContentInputAudio:
-			c.AudioURL = d.str("audio_url")
+			c.AudioURL = d.Str("audio_url")
 		case ContentInputVideo:
-			c.VideoURL = d.str("video_url")
-			c.ID = d.str("id")
+			c.VideoURL = d.Str("video_url")
+			c.ID = d.Str("id")
 		case ContentEncryptedContent:
-			c.EncryptedContent = d.str("encrypted_content")
+			c.EncryptedContent = d.Str("encrypted_content")
 		}
-		c.Extra = d.extra()
-		if d.err != nil {
-			return fmt.Errorf("protocol: function call output: [%d]: %w", i, d.err)
+		c.Extra = d.Extra("type")
+		if d.Err != nil {
+			return fmt.Errorf("protocol: function call output: [%d]: %w", i, d.Err)
 		}
 		items = append(items, c)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
+
+	"github.com/harnessflow/harnessflow/internal/jsonx/jsonxtest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -385,45 +387,6 @@ func TestEventDecodeErrors(t *testing.T) {
 	}
 }
 
-// referenceString encodes s the way encoding/json does with SetEscapeHTML(false).
-func referenceString(t testing.TB, s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
-}
-
-// randomString mixes ASCII (incl. controls, quotes, <>&), multi-byte runes, U+2028/9 and
-// invalid UTF-8.
-func randomString(r *rand.Rand) string {
-	pieces := []string{"a", "Z", " ", "\"", "\\", "/", "<", ">", "&", "\n", "\r", "\t", "\b", "\f",
-		"\x00", "\x1f", "\x7f", "é", "✓", "😀", "\u2028", "\u2029", "\ufffd", "\xff", "\xc3", "\xe2\x80",
-		"\xed\xa0\x80", "\xf4\x90\x80\x80"}
-	var sb strings.Builder
-	n := r.IntN(24)
-	for range n {
-		if r.IntN(4) == 0 {
-			sb.WriteByte(byte(r.IntN(256)))
-		} else {
-			sb.WriteString(pieces[r.IntN(len(pieces))])
-		}
-	}
-	return sb.String()
-}
-
-func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range 20000 {
-		s := randomString(r)
-		if got, want := string(AppendString(nil, s)), referenceString(t, s); got != want {
-			t.Fatalf("case %d %q:\n got %s\nwant %s", i, s, got, want)
-		}
-	}
-}
-
 // TestDeltaFastPathMatchesReflection compares the hand-written delta encodings with
 // encoding/json (reflection) output for random strings.
 func TestDeltaFastPathMatchesReflection(t *testing.T) {
@@ -441,18 +404,10 @@ func TestDeltaFastPathMatchesReflection(t *testing.T) {
 		Delta        string `json:"delta"`
 		SummaryIndex int    `json:"summary_index"`
 	}
-	ref := func(v any) string {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSuffix(buf.String(), "\n")
-	}
+	ref := func(v any) string { return jsonxtest.Encode(t, v) }
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 5000 {
-		s, idx := randomString(r), r.IntN(100)-10
+		s, idx := jsonxtest.RandomString(r), r.IntN(100)-10
 		check := func(ev ResponseEvent, want string) {
 			t.Helper()
 			got, err := ev.AppendJSON(nil)
@@ -486,17 +441,6 @@ func TestDeltaFastPathAllocs(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("AppendJSON allocates %v times per call", allocs)
 	}
-}
-
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "a<b>&", "\x00\u2028\xff", "😀\xed\xa0\x80"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(AppendString(nil, s)), referenceString(t, s); got != want {
-			t.Fatalf("%q:\n got %s\nwant %s", s, got, want)
-		}
-	})
 }
 
 // goldenSeeds returns the NAME.json sections of a testdata archive.

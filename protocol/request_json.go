@@ -3,83 +3,79 @@ package protocol
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
 // MarshalJSON implements json.Marshaler, writing the fields in the order of SPEC §A.5.
 func (r ResponsesRequest) MarshalJSON() ([]byte, error) {
 	w := newEnc(make([]byte, 0, 1024))
-	f := w.open()
-	w.str("model", r.Model)
-	w.strOpt("instructions", r.Instructions)
-	w.key("input")
+	f := w.Open()
+	w.Str("model", r.Model)
+	w.StrOpt("instructions", r.Instructions)
+	w.Key("input")
 	writeItems(w, r.Input)
 	if r.Tools != nil {
-		w.key("tools")
+		w.Key("tools")
 		writeTools(w, r.Tools)
 	}
-	w.raw("tool_choice", r.ToolChoice, `"auto"`)
-	w.boolean("parallel_tool_calls", r.ParallelToolCalls)
-	w.key("reasoning")
+	w.Raw("tool_choice", r.ToolChoice, `"auto"`)
+	w.Bool("parallel_tool_calls", r.ParallelToolCalls)
+	w.Key("reasoning")
 	if c := r.Reasoning; c == nil {
-		w.b = append(w.b, "null"...)
+		w.B = append(w.B, "null"...)
 	} else {
-		cf := w.open()
-		w.strOpt("effort", c.Effort)
-		w.strOpt("summary", c.Summary)
-		if len(c.Context) > 0 {
-			w.raw("context", c.Context, "")
-		}
-		w.extra(c.Extra)
-		w.close(cf)
+		cf := w.Open()
+		w.StrOpt("effort", c.Effort)
+		w.StrOpt("summary", c.Summary)
+		w.RawOpt("context", c.Context)
+		w.Extra(c.Extra)
+		w.Close(cf)
 	}
-	w.boolean("store", r.Store)
-	w.boolean("stream", r.Stream)
-	if len(r.StreamOptions) > 0 {
-		w.raw("stream_options", r.StreamOptions, "")
-	}
-	w.strings("include", r.Include)
-	w.strOpt("service_tier", r.ServiceTier)
-	w.strOpt("prompt_cache_key", r.PromptCacheKey)
+	w.Bool("store", r.Store)
+	w.Bool("stream", r.Stream)
+	w.RawOpt("stream_options", r.StreamOptions)
+	w.Strings("include", r.Include)
+	w.StrOpt("service_tier", r.ServiceTier)
+	w.StrOpt("prompt_cache_key", r.PromptCacheKey)
 	if t := r.Text; t != nil {
-		w.key("text")
-		tf := w.open()
-		w.strOpt("verbosity", t.Verbosity)
+		w.Key("text")
+		tf := w.Open()
+		w.StrOpt("verbosity", t.Verbosity)
 		if x := t.Format; x != nil {
-			w.key("format")
-			xf := w.open()
-			w.str("type", x.Type)
-			w.boolean("strict", x.Strict)
-			w.raw("schema", x.Schema, "null")
-			w.str("name", x.Name)
-			w.extra(x.Extra)
-			w.close(xf)
+			w.Key("format")
+			xf := w.Open()
+			w.Str("type", x.Type)
+			w.Bool("strict", x.Strict)
+			w.Raw("schema", x.Schema, "null")
+			w.Str("name", x.Name)
+			w.Extra(x.Extra)
+			w.Close(xf)
 		}
-		w.extra(t.Extra)
-		w.close(tf)
+		w.Extra(t.Extra)
+		w.Close(tf)
 	}
-	if len(r.ClientMetadata) > 0 {
-		w.raw("client_metadata", r.ClientMetadata, "")
+	w.RawOpt("client_metadata", r.ClientMetadata)
+	w.Extra(r.Extra)
+	w.Close(f)
+	if w.Err != nil {
+		return nil, fmt.Errorf("protocol: responses request: %w", w.Err)
 	}
-	w.extra(r.Extra)
-	w.close(f)
-	if w.err != nil {
-		return nil, fmt.Errorf("protocol: responses request: %w", w.err)
-	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. Unknown fields go to Extra.
 func (r *ResponsesRequest) UnmarshalJSON(data []byte) error {
-	d, err := newDec(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return fmt.Errorf("protocol: responses request: %w", err)
 	}
 	v := ResponsesRequest{
-		Model:        d.str("model"),
-		Instructions: d.str("instructions"),
+		Model:        d.Str("model"),
+		Instructions: d.Str("instructions"),
 		Input:        make(Items, 0),
 	}
-	if raw, ok := d.take("input"); ok {
+	if raw, ok := d.Take("input"); ok {
 		if err := v.Input.UnmarshalJSON(raw); err != nil {
 			return fmt.Errorf("protocol: responses request: input: %w", err)
 		}
@@ -87,55 +83,55 @@ func (r *ResponsesRequest) UnmarshalJSON(data []byte) error {
 			v.Input = make(Items, 0)
 		}
 	}
-	if d.array("tools", func(_ int, raw json.RawMessage) error {
+	if d.Array("tools", func(_ int, raw json.RawMessage) error {
 		t, err := decodeTool(raw)
 		v.Tools = append(v.Tools, t)
 		return err
 	}) && v.Tools == nil {
 		v.Tools = make([]ToolSpec, 0)
 	}
-	v.ToolChoice = d.raw("tool_choice")
+	v.ToolChoice = d.Raw("tool_choice")
 	if v.ToolChoice == nil {
 		v.ToolChoice = json.RawMessage(`"auto"`)
 	}
-	v.ParallelToolCalls = d.boolean("parallel_tool_calls")
-	d.object("reasoning", func(c *dec) error {
+	v.ParallelToolCalls = d.Bool("parallel_tool_calls")
+	d.Object("reasoning", func(c *jsonx.Fields) error {
 		v.Reasoning = &ReasoningConfig{
-			Effort:  c.str("effort"),
-			Summary: c.str("summary"),
-			Context: c.raw("context"),
-			Extra:   c.extra(),
+			Effort:  c.Str("effort"),
+			Summary: c.Str("summary"),
+			Context: c.Raw("context"),
+			Extra:   c.Extra("type"),
 		}
-		return c.err
+		return c.Err
 	})
-	v.Store = d.boolean("store")
-	v.Stream = d.boolean("stream")
-	v.StreamOptions = d.raw("stream_options")
-	v.Include = d.strings("include")
+	v.Store = d.Bool("store")
+	v.Stream = d.Bool("stream")
+	v.StreamOptions = d.Raw("stream_options")
+	v.Include = d.Strings("include")
 	if v.Include == nil {
 		v.Include = make([]string, 0)
 	}
-	v.ServiceTier = d.str("service_tier")
-	v.PromptCacheKey = d.str("prompt_cache_key")
-	d.object("text", func(t *dec) error {
-		v.Text = &TextConfig{Verbosity: t.str("verbosity")}
-		t.object("format", func(x *dec) error {
+	v.ServiceTier = d.Str("service_tier")
+	v.PromptCacheKey = d.Str("prompt_cache_key")
+	d.Object("text", func(t *jsonx.Fields) error {
+		v.Text = &TextConfig{Verbosity: t.Str("verbosity")}
+		t.Object("format", func(x *jsonx.Fields) error {
 			v.Text.Format = &TextFormat{
-				Type:   x.str("type"),
-				Strict: x.boolean("strict"),
-				Schema: x.raw("schema"),
-				Name:   x.str("name"),
-				Extra:  x.extra(),
+				Type:   x.Str("type"),
+				Strict: x.Bool("strict"),
+				Schema: x.Raw("schema"),
+				Name:   x.Str("name"),
+				Extra:  x.Extra("type"),
 			}
-			return x.err
+			return x.Err
 		})
-		v.Text.Extra = t.extra()
-		return t.err
+		v.Text.Extra = t.Extra("type")
+		return t.Err
 	})
-	v.ClientMetadata = d.raw("client_metadata")
-	v.Extra = d.extra()
-	if d.err != nil {
-		return fmt.Errorf("protocol: responses request: %w", d.err)
+	v.ClientMetadata = d.Raw("client_metadata")
+	v.Extra = d.Extra("type")
+	if d.Err != nil {
+		return fmt.Errorf("protocol: responses request: %w", d.Err)
 	}
 	*r = v
 	return nil

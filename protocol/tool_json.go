@@ -3,16 +3,18 @@ package protocol
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
 // MarshalJSON implements json.Marshaler (see [ToolSpec] for the rules).
 func (t ToolSpec) MarshalJSON() ([]byte, error) {
 	w := newEnc(nil)
 	writeTool(w, &t)
-	if w.err != nil {
-		return nil, fmt.Errorf("protocol: tool %q: %w", t.ToolName(), w.err)
+	if w.Err != nil {
+		return nil, fmt.Errorf("protocol: tool %q: %w", t.ToolName(), w.Err)
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. The object must have a string "type".
@@ -25,75 +27,64 @@ func (t *ToolSpec) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func writeTool(w *enc, t *ToolSpec) {
+func writeTool(w *jsonx.Encoder, t *ToolSpec) {
 	if t.Type == "" && len(t.Raw) > 0 {
-		w.rawValue("raw", t.Raw, "")
+		w.RawValue("raw", t.Raw, "")
 		return
 	}
-	f := w.open()
-	w.str("type", t.Type)
+	f := w.Open()
+	w.Str("type", t.Type)
 	switch t.Type {
 	case ToolTypeFunction:
-		w.str("name", t.Name)
-		w.str("description", t.Description)
-		w.key("strict")
-		w.b = append(w.b, boolText(t.Strict != nil && *t.Strict)...)
-		if t.DeferLoading != nil {
-			w.boolPtr("defer_loading", t.DeferLoading)
-		}
-		w.raw("parameters", t.Parameters, defaultParameters)
+		w.Str("name", t.Name)
+		w.Str("description", t.Description)
+		w.Bool("strict", t.Strict != nil && *t.Strict)
+		w.BoolOpt("defer_loading", t.DeferLoading)
+		w.Raw("parameters", t.Parameters, defaultParameters)
 	case ToolTypeNamespace:
-		w.str("name", t.Name)
-		w.str("description", t.Description)
-		w.key("tools")
+		w.Str("name", t.Name)
+		w.Str("description", t.Description)
+		w.Key("tools")
 		writeTools(w, t.Tools)
 	case ToolTypeCustom:
-		w.str("name", t.Name)
-		w.str("description", t.Description)
-		if t.DeferLoading != nil {
-			w.boolPtr("defer_loading", t.DeferLoading)
-		}
+		w.Str("name", t.Name)
+		w.Str("description", t.Description)
+		w.BoolOpt("defer_loading", t.DeferLoading)
 		if t.Format != nil {
-			w.key("format")
-			ff := w.open()
-			w.str("type", t.Format.Type)
-			w.str("syntax", t.Format.Syntax)
-			w.str("definition", t.Format.Definition)
-			w.close(ff)
+			w.Key("format")
+			ff := w.Open()
+			w.Str("type", t.Format.Type)
+			w.Str("syntax", t.Format.Syntax)
+			w.Str("definition", t.Format.Definition)
+			w.Close(ff)
 		}
 	case ToolTypeToolSearch:
-		w.str("execution", t.Execution)
-		w.str("description", t.Description)
-		w.raw("parameters", t.Parameters, defaultParameters)
+		w.Str("execution", t.Execution)
+		w.Str("description", t.Description)
+		w.Raw("parameters", t.Parameters, defaultParameters)
 	default:
-		w.strOpt("name", t.Name)
-		w.strOpt("description", t.Description)
-		if t.Strict != nil {
-			w.boolPtr("strict", t.Strict)
-		}
-		if t.DeferLoading != nil {
-			w.boolPtr("defer_loading", t.DeferLoading)
-		}
-		w.strOpt("execution", t.Execution)
-		if len(t.Parameters) > 0 {
-			w.raw("parameters", t.Parameters, "")
-		}
+		w.StrOpt("name", t.Name)
+		w.StrOpt("description", t.Description)
+		w.BoolOpt("strict", t.Strict)
+		w.BoolOpt("defer_loading", t.DeferLoading)
+		w.StrOpt("execution", t.Execution)
+		w.RawOpt("parameters", t.Parameters)
 		if t.Tools != nil {
-			w.key("tools")
+			w.Key("tools")
 			writeTools(w, t.Tools)
 		}
 	}
-	w.extra(t.Extra)
-	w.close(f)
+	w.Extra(t.Extra)
+	w.Close(f)
 }
 
-func writeTools(w *enc, ts []ToolSpec) {
-	w.b = append(w.b, '[')
+func writeTools(w *jsonx.Encoder, ts []ToolSpec) {
+	w.B = append(w.B, '[')
 	for i := range ts {
-		w.elem(i)
+		w.Elem(i)
 		writeTool(w, &ts[i])
 	}
-	w.b = append(w.b, ']')
+	w.B = append(w.B, ']')
 }
 
 // defaultParameters is written for a function or tool_search tool without Parameters.
@@ -106,15 +97,8 @@ func paramsOrDefault(p json.RawMessage) json.RawMessage {
 	return p
 }
 
-func boolText(b bool) string {
-	if b {
-		return "true"
-	}
-	return "false"
-}
-
 func decodeTool(data []byte) (ToolSpec, error) {
-	d, err := newDec(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return ToolSpec{}, err
 	}
@@ -122,45 +106,45 @@ func decodeTool(data []byte) (ToolSpec, error) {
 	if err != nil {
 		return ToolSpec{}, err
 	}
-	t := ToolSpec{Type: typ, Raw: compactRaw(data)}
+	t := ToolSpec{Type: typ, Raw: jsonx.Compact(data)}
 	switch typ {
 	case ToolTypeFunction:
-		t.Name = d.str("name")
-		t.Description = d.str("description")
-		t.Strict = d.boolPtr("strict")
+		t.Name = d.Str("name")
+		t.Description = d.Str("description")
+		t.Strict = d.BoolPtr("strict")
 		if t.Strict == nil {
 			t.Strict = new(bool) // strict is a plain bool in the reference: absent means false
 		}
-		t.DeferLoading = d.boolPtr("defer_loading")
-		t.Parameters = paramsOrDefault(d.raw("parameters"))
+		t.DeferLoading = d.BoolPtr("defer_loading")
+		t.Parameters = paramsOrDefault(d.Raw("parameters"))
 	case ToolTypeNamespace:
-		t.Name = d.str("name")
-		t.Description = d.str("description")
+		t.Name = d.Str("name")
+		t.Description = d.Str("description")
 		t.Tools = make([]ToolSpec, 0)
-		d.array("tools", func(_ int, raw json.RawMessage) error {
+		d.Array("tools", func(_ int, raw json.RawMessage) error {
 			sub, err := decodeTool(raw)
 			t.Tools = append(t.Tools, sub)
 			return err
 		})
 	case ToolTypeCustom:
-		t.Name = d.str("name")
-		t.Description = d.str("description")
-		t.DeferLoading = d.boolPtr("defer_loading")
-		d.object("format", func(f *dec) error {
-			t.Format = &ToolFormat{Type: f.str("type"), Syntax: f.str("syntax"), Definition: f.str("definition")}
-			return f.err
+		t.Name = d.Str("name")
+		t.Description = d.Str("description")
+		t.DeferLoading = d.BoolPtr("defer_loading")
+		d.Object("format", func(f *jsonx.Fields) error {
+			t.Format = &ToolFormat{Type: f.Str("type"), Syntax: f.Str("syntax"), Definition: f.Str("definition")}
+			return f.Err
 		})
 	case ToolTypeToolSearch:
-		t.Execution = d.str("execution")
-		t.Description = d.str("description")
-		t.Parameters = paramsOrDefault(d.raw("parameters"))
+		t.Execution = d.Str("execution")
+		t.Description = d.Str("description")
+		t.Parameters = paramsOrDefault(d.Raw("parameters"))
 	case ToolTypeLocalShell, ToolTypeImageGeneration, ToolTypeWebSearch:
 	default:
-		t.Name = d.str("name") // so that ToolName reports it
+		t.Name = d.Str("name") // so that ToolName reports it
 	}
-	t.Extra = d.extra()
-	if d.err != nil {
-		return ToolSpec{}, fmt.Errorf("%s: %w", typ, d.err)
+	t.Extra = d.Extra("type")
+	if d.Err != nil {
+		return ToolSpec{}, fmt.Errorf("%s: %w", typ, d.Err)
 	}
 	return t, nil
 }
@@ -169,33 +153,33 @@ func decodeTool(data []byte) (ToolSpec, error) {
 // namespaced_function.
 func (k ToolOutputKind) MarshalJSON() ([]byte, error) {
 	w := newEnc(nil)
-	f := w.open()
-	w.str("kind", k.Kind)
+	f := w.Open()
+	w.Str("kind", k.Kind)
 	if k.Kind == KindNamespacedFunction {
-		w.str("name", k.Name)
-		w.str("namespace", k.Namespace)
+		w.Str("name", k.Name)
+		w.Str("namespace", k.Namespace)
 	}
-	w.close(f)
-	return w.b, nil
+	w.Close(f)
+	return w.B, nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (k *ToolOutputKind) UnmarshalJSON(data []byte) error {
-	d, err := newDec(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return fmt.Errorf("protocol: tool output kind: %w", err)
 	}
-	v := ToolOutputKind{Kind: d.str("kind")}
+	v := ToolOutputKind{Kind: d.Str("kind")}
 	switch v.Kind {
 	case KindFunction, KindCustom:
 	case KindNamespacedFunction:
-		v.Name = d.str("name")
-		v.Namespace = d.str("namespace")
+		v.Name = d.Str("name")
+		v.Namespace = d.Str("namespace")
 	default:
 		return fmt.Errorf("protocol: tool output kind: unknown kind %q", v.Kind)
 	}
-	if d.err != nil {
-		return fmt.Errorf("protocol: tool output kind: %w", d.err)
+	if d.Err != nil {
+		return fmt.Errorf("protocol: tool output kind: %w", d.Err)
 	}
 	*k = v
 	return nil

@@ -5,49 +5,53 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
 // UnmarshalJSON implements json.Unmarshaler. Fields the type does not model
 // go to Extra, so that re-encoding loses nothing.
 func (r *Request) UnmarshalJSON(data []byte) error {
-	d, err := newFields(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return fmt.Errorf("chat: request: %w", err)
 	}
 	v := Request{
-		Model:               d.str("model"),
-		Stream:              d.boolPtr("stream"),
-		StreamOptions:       d.raw("stream_options"),
-		MaxTokens:           d.intPtr("max_tokens"),
-		MaxCompletionTokens: d.intPtr("max_completion_tokens"),
-		ToolChoice:          d.raw("tool_choice"),
-		ParallelToolCalls:   d.boolPtr("parallel_tool_calls"),
-		ServiceTier:         d.str("service_tier"),
-		Store:               d.boolPtr("store"),
-		ReasoningEffort:     d.str("reasoning_effort"),
-		Thinking:            d.raw("thinking"),
-		Verbosity:           d.str("verbosity"),
-		PromptCacheKey:      d.str("prompt_cache_key"),
+		Model:               d.DecodeStr("model"),
+		Stream:              d.BoolPtr("stream"),
+		StreamOptions:       d.RawOpt("stream_options"),
+		MaxTokens:           d.Int64Ptr("max_tokens"),
+		MaxCompletionTokens: d.Int64Ptr("max_completion_tokens"),
+		ToolChoice:          d.RawOpt("tool_choice"),
+		ParallelToolCalls:   d.BoolPtr("parallel_tool_calls"),
+		ServiceTier:         d.DecodeStr("service_tier"),
+		Store:               d.BoolPtr("store"),
+		ReasoningEffort:     d.DecodeStr("reasoning_effort"),
+		Thinking:            d.RawOpt("thinking"),
+		Verbosity:           d.DecodeStr("verbosity"),
+		PromptCacheKey:      d.DecodeStr("prompt_cache_key"),
 	}
-	d.list("messages", func(raw json.RawMessage) error {
+	d.Array("messages", func(_ int, raw json.RawMessage) error {
 		var m Message
 		err := m.UnmarshalJSON(raw)
 		v.Messages = append(v.Messages, m)
 		return err
 	})
-	d.list("tools", func(raw json.RawMessage) error {
+	d.Array("tools", func(_ int, raw json.RawMessage) error {
 		var t Tool
 		err := t.UnmarshalJSON(raw)
 		v.Tools = append(v.Tools, t)
 		return err
 	})
-	d.object("response_format", func(raw json.RawMessage) error {
+	if raw, ok := d.Take("response_format"); ok {
 		v.ResponseFormat = new(ResponseFormat)
-		return v.ResponseFormat.UnmarshalJSON(raw)
-	})
-	v.Extra = d.extra()
-	if d.err != nil {
-		return fmt.Errorf("chat: request: %w", d.err)
+		if err := v.ResponseFormat.UnmarshalJSON(raw); err != nil {
+			d.Fail("response_format", err)
+		}
+	}
+	v.Extra = d.Extra()
+	if d.Err != nil {
+		return fmt.Errorf("chat: request: %w", d.Err)
 	}
 	*r = v
 	return nil
@@ -55,30 +59,30 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (m *Message) UnmarshalJSON(data []byte) error {
-	d, err := newFields(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return fmt.Errorf("chat: message: %w", err)
 	}
 	v := Message{
-		Role:             d.str("role"),
-		ReasoningContent: d.str("reasoning_content"),
-		ToolCallID:       d.str("tool_call_id"),
-		Name:             d.str("name"),
+		Role:             d.DecodeStr("role"),
+		ReasoningContent: d.DecodeStr("reasoning_content"),
+		ToolCallID:       d.DecodeStr("tool_call_id"),
+		Name:             d.DecodeStr("name"),
 	}
-	if raw, ok := d.take("content"); ok {
+	if raw, ok := d.Take("content"); ok {
 		if err := v.Content.UnmarshalJSON(raw); err != nil {
-			d.fail("content", err)
+			d.Fail("content", err)
 		}
 	}
-	d.list("tool_calls", func(raw json.RawMessage) error {
+	d.Array("tool_calls", func(_ int, raw json.RawMessage) error {
 		var c ToolCall
 		err := c.UnmarshalJSON(raw)
 		v.ToolCalls = append(v.ToolCalls, c)
 		return err
 	})
-	v.Extra = d.extra()
-	if d.err != nil {
-		return fmt.Errorf("chat: message: %w", d.err)
+	v.Extra = d.Extra()
+	if d.Err != nil {
+		return fmt.Errorf("chat: message: %w", d.Err)
 	}
 	*m = v
 	return nil
@@ -119,32 +123,24 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (p *Part) UnmarshalJSON(data []byte) error {
-	d, err := newFields(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return fmt.Errorf("chat: content part: %w", err)
 	}
-	v := Part{Type: d.str("type"), Text: d.str("text"), AudioURL: d.str("audio_url")}
-	d.object("image_url", func(raw json.RawMessage) error {
-		f, err := newFields(raw)
-		if err != nil {
-			return err
-		}
-		v.ImageURL = &ImageURL{URL: f.str("url"), Detail: f.str("detail")}
-		v.ImageURL.Extra = f.extra()
-		return f.err
+	v := Part{Type: d.DecodeStr("type"), Text: d.DecodeStr("text"), AudioURL: d.DecodeStr("audio_url")}
+	d.Object("image_url", func(f *jsonx.Fields) error {
+		v.ImageURL = &ImageURL{URL: f.DecodeStr("url"), Detail: f.DecodeStr("detail")}
+		v.ImageURL.Extra = f.Extra()
+		return f.Err
 	})
-	d.object("input_audio", func(raw json.RawMessage) error {
-		f, err := newFields(raw)
-		if err != nil {
-			return err
-		}
-		v.InputAudio = &InputAudio{Data: f.str("data"), Format: f.str("format")}
-		v.InputAudio.Extra = f.extra()
-		return f.err
+	d.Object("input_audio", func(f *jsonx.Fields) error {
+		v.InputAudio = &InputAudio{Data: f.DecodeStr("data"), Format: f.DecodeStr("format")}
+		v.InputAudio.Extra = f.Extra()
+		return f.Err
 	})
-	v.Extra = d.extra()
-	if d.err != nil {
-		return fmt.Errorf("chat: content part: %w", d.err)
+	v.Extra = d.Extra()
+	if d.Err != nil {
+		return fmt.Errorf("chat: content part: %w", d.Err)
 	}
 	*p = v
 	return nil
@@ -152,23 +148,19 @@ func (p *Part) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *ToolCall) UnmarshalJSON(data []byte) error {
-	d, err := newFields(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return fmt.Errorf("chat: tool call: %w", err)
 	}
-	v := ToolCall{ID: d.str("id"), Type: d.str("type")}
-	d.object("function", func(raw json.RawMessage) error {
-		f, err := newFields(raw)
-		if err != nil {
-			return err
-		}
-		v.Function = FunctionCall{Name: f.str("name"), Arguments: f.str("arguments")}
-		v.Function.Extra = f.extra()
-		return f.err
+	v := ToolCall{ID: d.DecodeStr("id"), Type: d.DecodeStr("type")}
+	d.Object("function", func(f *jsonx.Fields) error {
+		v.Function = FunctionCall{Name: f.DecodeStr("name"), Arguments: f.DecodeStr("arguments")}
+		v.Function.Extra = f.Extra()
+		return f.Err
 	})
-	v.Extra = d.extra()
-	if d.err != nil {
-		return fmt.Errorf("chat: tool call: %w", d.err)
+	v.Extra = d.Extra()
+	if d.Err != nil {
+		return fmt.Errorf("chat: tool call: %w", d.Err)
 	}
 	*c = v
 	return nil
@@ -176,28 +168,24 @@ func (c *ToolCall) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *Tool) UnmarshalJSON(data []byte) error {
-	d, err := newFields(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return fmt.Errorf("chat: tool: %w", err)
 	}
-	v := Tool{Type: d.str("type")}
-	d.object("function", func(raw json.RawMessage) error {
-		f, err := newFields(raw)
-		if err != nil {
-			return err
-		}
+	v := Tool{Type: d.DecodeStr("type")}
+	d.Object("function", func(f *jsonx.Fields) error {
 		v.Function = FunctionDef{
-			Name:        f.str("name"),
-			Description: f.str("description"),
-			Parameters:  f.raw("parameters"),
-			Strict:      f.boolPtr("strict"),
+			Name:        f.DecodeStr("name"),
+			Description: f.DecodeStr("description"),
+			Parameters:  f.RawOpt("parameters"),
+			Strict:      f.BoolPtr("strict"),
 		}
-		v.Function.Extra = f.extra()
-		return f.err
+		v.Function.Extra = f.Extra()
+		return f.Err
 	})
-	v.Extra = d.extra()
-	if d.err != nil {
-		return fmt.Errorf("chat: tool: %w", d.err)
+	v.Extra = d.Extra()
+	if d.Err != nil {
+		return fmt.Errorf("chat: tool: %w", d.Err)
 	}
 	*t = v
 	return nil
@@ -205,166 +193,25 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (r *ResponseFormat) UnmarshalJSON(data []byte) error {
-	d, err := newFields(data)
+	d, err := jsonx.NewFields(data)
 	if err != nil {
 		return fmt.Errorf("chat: response_format: %w", err)
 	}
-	v := ResponseFormat{Type: d.str("type")}
-	d.object("json_schema", func(raw json.RawMessage) error {
-		f, err := newFields(raw)
-		if err != nil {
-			return err
-		}
+	v := ResponseFormat{Type: d.DecodeStr("type")}
+	d.Object("json_schema", func(f *jsonx.Fields) error {
 		v.JSONSchema = &JSONSchema{
-			Name:        f.str("name"),
-			Description: f.str("description"),
-			Schema:      f.raw("schema"),
-			Strict:      f.boolPtr("strict"),
+			Name:        f.DecodeStr("name"),
+			Description: f.DecodeStr("description"),
+			Schema:      f.RawOpt("schema"),
+			Strict:      f.BoolPtr("strict"),
 		}
-		v.JSONSchema.Extra = f.extra()
-		return f.err
+		v.JSONSchema.Extra = f.Extra()
+		return f.Err
 	})
-	v.Extra = d.extra()
-	if d.err != nil {
-		return fmt.Errorf("chat: response_format: %w", d.err)
+	v.Extra = d.Extra()
+	if d.Err != nil {
+		return fmt.Errorf("chat: response_format: %w", d.Err)
 	}
 	*r = v
 	return nil
-}
-
-// fields reads the members of one JSON object. Each accessor removes the key
-// it reads, so what is left at the end is Extra. The first error sticks.
-type fields struct {
-	m   map[string]json.RawMessage
-	err error
-}
-
-var errNotObject = errors.New("expected a JSON object")
-
-func newFields(data []byte) (*fields, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || data[0] != '{' {
-		if !json.Valid(data) {
-			var v any
-			return nil, json.Unmarshal(data, &v)
-		}
-		return nil, errNotObject
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, err
-	}
-	return &fields{m: m}, nil
-}
-
-func (d *fields) fail(k string, err error) {
-	if d.err == nil {
-		d.err = fmt.Errorf("field %s: %w", k, err)
-	}
-}
-
-// take removes key and returns its value; ok is false when it is missing or null.
-func (d *fields) take(k string) (json.RawMessage, bool) {
-	raw, ok := d.m[k]
-	if !ok {
-		return nil, false
-	}
-	delete(d.m, k)
-	if string(raw) == "null" {
-		return nil, false
-	}
-	return raw, true
-}
-
-func (d *fields) decode(k string, v any) bool {
-	raw, ok := d.take(k)
-	if !ok {
-		return false
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		d.fail(k, err)
-		return false
-	}
-	return true
-}
-
-func (d *fields) str(k string) string {
-	var s string
-	d.decode(k, &s)
-	return s
-}
-
-func (d *fields) boolPtr(k string) *bool {
-	var b bool
-	if d.decode(k, &b) {
-		return &b
-	}
-	return nil
-}
-
-func (d *fields) intPtr(k string) *int64 {
-	var n int64
-	if d.decode(k, &n) {
-		return &n
-	}
-	return nil
-}
-
-// raw returns a compacted copy of any value, or nil when missing or null.
-func (d *fields) raw(k string) json.RawMessage {
-	raw, ok := d.take(k)
-	if !ok {
-		return nil
-	}
-	return compact(raw)
-}
-
-func (d *fields) list(k string, f func(json.RawMessage) error) {
-	raw, ok := d.take(k)
-	if !ok {
-		return
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		d.fail(k, err)
-		return
-	}
-	for i, e := range elems {
-		if err := f(e); err != nil {
-			d.fail(fmt.Sprintf("%s[%d]", k, i), err)
-			return
-		}
-	}
-}
-
-func (d *fields) object(k string, f func(json.RawMessage) error) {
-	raw, ok := d.take(k)
-	if !ok {
-		return
-	}
-	if err := f(raw); err != nil {
-		d.fail(k, err)
-	}
-}
-
-// extra returns the members not read so far, compacted.
-func (d *fields) extra() Extra {
-	if len(d.m) == 0 {
-		return nil
-	}
-	e := make(Extra, len(d.m))
-	for k, v := range d.m {
-		e[k] = compact(v)
-	}
-	return e
-}
-
-func compact(raw json.RawMessage) json.RawMessage {
-	var buf bytes.Buffer
-	buf.Grow(len(raw))
-	if err := json.Compact(&buf, raw); err != nil {
-		// Values come from a successful json.Unmarshal and are valid.
-		return append(json.RawMessage(nil), raw...)
-	}
-	return buf.Bytes()
 }

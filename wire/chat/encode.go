@@ -1,11 +1,9 @@
 package chat
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"slices"
-	"strconv"
+
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
 // MarshalJSON implements json.Marshaler.
@@ -17,22 +15,22 @@ func (r *Request) AppendJSON(dst []byte) ([]byte, error) {
 	if dst == nil {
 		dst = make([]byte, 0, r.sizeHint())
 	}
-	w := encoder{b: dst}
+	w := encoder{jsonx.Encoder{B: dst}}
 	w.request(r)
-	if w.err != nil {
-		return nil, fmt.Errorf("chat: request: %w", w.err)
+	if w.Err != nil {
+		return nil, fmt.Errorf("chat: request: %w", w.Err)
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // MarshalJSON implements json.Marshaler.
 func (m Message) MarshalJSON() ([]byte, error) {
 	w := encoder{}
 	w.message(&m)
-	if w.err != nil {
-		return nil, fmt.Errorf("chat: message: %w", w.err)
+	if w.Err != nil {
+		return nil, fmt.Errorf("chat: message: %w", w.Err)
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // MarshalJSON implements json.Marshaler: a string, an array of parts, or
@@ -40,50 +38,50 @@ func (m Message) MarshalJSON() ([]byte, error) {
 func (c Content) MarshalJSON() ([]byte, error) {
 	w := encoder{}
 	w.content(&c)
-	if w.err != nil {
-		return nil, fmt.Errorf("chat: content: %w", w.err)
+	if w.Err != nil {
+		return nil, fmt.Errorf("chat: content: %w", w.Err)
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // MarshalJSON implements json.Marshaler.
 func (p Part) MarshalJSON() ([]byte, error) {
 	w := encoder{}
 	w.part(&p)
-	if w.err != nil {
-		return nil, fmt.Errorf("chat: content part: %w", w.err)
+	if w.Err != nil {
+		return nil, fmt.Errorf("chat: content part: %w", w.Err)
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // MarshalJSON implements json.Marshaler.
 func (t Tool) MarshalJSON() ([]byte, error) {
 	w := encoder{}
 	w.tool(&t)
-	if w.err != nil {
-		return nil, fmt.Errorf("chat: tool %q: %w", t.Function.Name, w.err)
+	if w.Err != nil {
+		return nil, fmt.Errorf("chat: tool %q: %w", t.Function.Name, w.Err)
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // MarshalJSON implements json.Marshaler.
 func (c ToolCall) MarshalJSON() ([]byte, error) {
 	w := encoder{}
 	w.toolCall(&c)
-	if w.err != nil {
-		return nil, fmt.Errorf("chat: tool call %q: %w", c.ID, w.err)
+	if w.Err != nil {
+		return nil, fmt.Errorf("chat: tool call %q: %w", c.ID, w.Err)
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // MarshalJSON implements json.Marshaler.
 func (f ResponseFormat) MarshalJSON() ([]byte, error) {
 	w := encoder{}
 	w.responseFormat(&f)
-	if w.err != nil {
-		return nil, fmt.Errorf("chat: response_format: %w", w.err)
+	if w.Err != nil {
+		return nil, fmt.Errorf("chat: response_format: %w", w.Err)
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
 // sizeHint estimates the encoded size of the request.
@@ -115,115 +113,9 @@ func (r *Request) sizeHint() int {
 	return n + n/16
 }
 
-// encoder writes JSON objects with keys in call order. The first error sticks.
-type encoder struct {
-	b   []byte
-	n   int // fields written in the current object
-	err error
-}
-
-func (w *encoder) fail(err error) {
-	if w.err == nil {
-		w.err = err
-	}
-}
-
-// open starts an object and returns the enclosing object's field count.
-func (w *encoder) open() int {
-	n := w.n
-	w.b = append(w.b, '{')
-	w.n = 0
-	return n
-}
-
-func (w *encoder) close(n int) {
-	w.b = append(w.b, '}')
-	w.n = n
-}
-
-func (w *encoder) key(k string) {
-	b := w.b
-	if w.n > 0 {
-		b = append(b, ',')
-	}
-	w.n++
-	b = append(b, '"')
-	b = append(b, k...) // keys are plain ASCII constants
-	w.b = append(b, '"', ':')
-}
-
-func (w *encoder) str(k, v string) {
-	w.key(k)
-	w.b = AppendString(w.b, v)
-}
-
-func (w *encoder) strOpt(k, v string) {
-	if v != "" {
-		w.str(k, v)
-	}
-}
-
-func (w *encoder) boolPtr(k string, v *bool) {
-	if v != nil {
-		w.key(k)
-		w.b = strconv.AppendBool(w.b, *v)
-	}
-}
-
-func (w *encoder) intPtr(k string, v *int64) {
-	if v != nil {
-		w.key(k)
-		w.b = strconv.AppendInt(w.b, *v, 10)
-	}
-}
-
-// raw writes a raw JSON value, compacted; ifEmpty is written when v is empty.
-func (w *encoder) raw(k string, v json.RawMessage, ifEmpty string) {
-	w.key(k)
-	w.rawValue(k, v, ifEmpty)
-}
-
-func (w *encoder) rawOpt(k string, v json.RawMessage) {
-	if len(v) > 0 {
-		w.raw(k, v, "")
-	}
-}
-
-func (w *encoder) rawValue(field string, v json.RawMessage, ifEmpty string) {
-	if len(v) == 0 {
-		w.b = append(w.b, ifEmpty...)
-		return
-	}
-	buf := bytes.NewBuffer(w.b)
-	if err := json.Compact(buf, v); err != nil {
-		w.fail(fmt.Errorf("field %s: invalid JSON: %w", field, err))
-		return
-	}
-	w.b = buf.Bytes()
-}
-
-// extra writes the Extra fields, sorted, except those named in known.
-func (w *encoder) extra(e Extra, known ...string) {
-	if len(e) == 0 {
-		return
-	}
-	keys := make([]string, 0, len(e))
-	for k := range e {
-		if !slices.Contains(known, k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if w.n > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.n++
-		w.b = AppendString(w.b, k)
-		w.b = append(w.b, ':')
-		w.rawValue(k, e[k], "null")
-	}
-}
+// encoder writes the chat types; the known keys of each type keep Extra from
+// overriding a known field, even one left out.
+type encoder struct{ jsonx.Encoder }
 
 var (
 	requestKeys = []string{"model", "messages", "stream", "stream_options", "max_tokens",
@@ -245,180 +137,172 @@ var (
 const defaultParameters = `{"type":"object","properties":{}}`
 
 func (w *encoder) request(r *Request) {
-	f := w.open()
-	w.str("model", r.Model)
-	w.key("messages")
-	w.b = append(w.b, '[')
+	f := w.Open()
+	w.Str("model", r.Model)
+	w.Key("messages")
+	w.B = append(w.B, '[')
 	for i := range r.Messages {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
+		w.Elem(i)
 		w.message(&r.Messages[i])
-		if w.err != nil {
-			w.err = fmt.Errorf("messages[%d]: %w", i, w.err)
+		if w.Err != nil {
+			w.Err = fmt.Errorf("messages[%d]: %w", i, w.Err)
 			return
 		}
 	}
-	w.b = append(w.b, ']')
-	w.boolPtr("stream", r.Stream)
-	w.rawOpt("stream_options", r.StreamOptions)
-	w.intPtr("max_tokens", r.MaxTokens)
-	w.intPtr("max_completion_tokens", r.MaxCompletionTokens)
+	w.B = append(w.B, ']')
+	w.BoolOpt("stream", r.Stream)
+	w.RawOpt("stream_options", r.StreamOptions)
+	w.IntOpt("max_tokens", r.MaxTokens)
+	w.IntOpt("max_completion_tokens", r.MaxCompletionTokens)
 	if len(r.Tools) > 0 {
-		w.key("tools")
-		w.b = append(w.b, '[')
+		w.Key("tools")
+		w.B = append(w.B, '[')
 		for i := range r.Tools {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
+			w.Elem(i)
 			w.tool(&r.Tools[i])
-			if w.err != nil {
-				w.err = fmt.Errorf("tools[%d]: %w", i, w.err)
+			if w.Err != nil {
+				w.Err = fmt.Errorf("tools[%d]: %w", i, w.Err)
 				return
 			}
 		}
-		w.b = append(w.b, ']')
+		w.B = append(w.B, ']')
 	}
-	w.rawOpt("tool_choice", r.ToolChoice)
-	w.boolPtr("parallel_tool_calls", r.ParallelToolCalls)
+	w.RawOpt("tool_choice", r.ToolChoice)
+	w.BoolOpt("parallel_tool_calls", r.ParallelToolCalls)
 	if r.ResponseFormat != nil {
-		w.key("response_format")
+		w.Key("response_format")
 		w.responseFormat(r.ResponseFormat)
 	}
-	w.strOpt("service_tier", r.ServiceTier)
-	w.boolPtr("store", r.Store)
-	w.strOpt("reasoning_effort", r.ReasoningEffort)
-	w.rawOpt("thinking", r.Thinking)
-	w.strOpt("verbosity", r.Verbosity)
-	w.strOpt("prompt_cache_key", r.PromptCacheKey)
-	w.extra(r.Extra, requestKeys...)
-	w.close(f)
+	w.StrOpt("service_tier", r.ServiceTier)
+	w.BoolOpt("store", r.Store)
+	w.StrOpt("reasoning_effort", r.ReasoningEffort)
+	w.RawOpt("thinking", r.Thinking)
+	w.StrOpt("verbosity", r.Verbosity)
+	w.StrOpt("prompt_cache_key", r.PromptCacheKey)
+	w.Extra(r.Extra, requestKeys...)
+	w.Close(f)
 }
 
 func (w *encoder) message(m *Message) {
-	f := w.open()
-	w.str("role", m.Role)
+	f := w.Open()
+	w.Str("role", m.Role)
 	if m.Content.Kind != ContentNone {
-		w.key("content")
+		w.Key("content")
 		w.content(&m.Content)
 	}
-	w.strOpt("reasoning_content", m.ReasoningContent)
+	w.StrOpt("reasoning_content", m.ReasoningContent)
 	if len(m.ToolCalls) > 0 {
-		w.key("tool_calls")
-		w.b = append(w.b, '[')
+		w.Key("tool_calls")
+		w.B = append(w.B, '[')
 		for i := range m.ToolCalls {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
+			w.Elem(i)
 			w.toolCall(&m.ToolCalls[i])
 		}
-		w.b = append(w.b, ']')
+		w.B = append(w.B, ']')
 	}
-	w.strOpt("tool_call_id", m.ToolCallID)
-	w.strOpt("name", m.Name)
-	w.extra(m.Extra, messageKeys...)
-	w.close(f)
+	w.StrOpt("tool_call_id", m.ToolCallID)
+	w.StrOpt("name", m.Name)
+	w.Extra(m.Extra, messageKeys...)
+	w.Close(f)
 }
 
 func (w *encoder) content(c *Content) {
 	switch c.Kind {
 	case ContentText:
-		w.b = AppendString(w.b, c.Text)
+		w.B = AppendString(w.B, c.Text)
 	case ContentParts:
-		w.b = append(w.b, '[')
+		w.B = append(w.B, '[')
 		for i := range c.Parts {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
+			w.Elem(i)
 			w.part(&c.Parts[i])
 		}
-		w.b = append(w.b, ']')
+		w.B = append(w.B, ']')
 	default:
-		w.b = append(w.b, "null"...)
+		w.B = append(w.B, "null"...)
 	}
 }
 
 func (w *encoder) part(p *Part) {
-	f := w.open()
-	w.str("type", p.Type)
+	f := w.Open()
+	w.Str("type", p.Type)
 	switch p.Type {
 	case PartText:
-		w.str("text", p.Text)
+		w.Str("text", p.Text)
 	default:
-		w.strOpt("text", p.Text)
+		w.StrOpt("text", p.Text)
 	}
 	if p.ImageURL != nil {
-		w.key("image_url")
-		g := w.open()
-		w.str("url", p.ImageURL.URL)
-		w.strOpt("detail", p.ImageURL.Detail)
-		w.extra(p.ImageURL.Extra, imageKeys...)
-		w.close(g)
+		w.Key("image_url")
+		g := w.Open()
+		w.Str("url", p.ImageURL.URL)
+		w.StrOpt("detail", p.ImageURL.Detail)
+		w.Extra(p.ImageURL.Extra, imageKeys...)
+		w.Close(g)
 	}
 	if p.InputAudio != nil {
-		w.key("input_audio")
-		g := w.open()
-		w.str("data", p.InputAudio.Data)
-		w.str("format", p.InputAudio.Format)
-		w.extra(p.InputAudio.Extra, audioKeys...)
-		w.close(g)
+		w.Key("input_audio")
+		g := w.Open()
+		w.Str("data", p.InputAudio.Data)
+		w.Str("format", p.InputAudio.Format)
+		w.Extra(p.InputAudio.Extra, audioKeys...)
+		w.Close(g)
 	}
-	w.strOpt("audio_url", p.AudioURL)
-	w.extra(p.Extra, partKeys...)
-	w.close(f)
+	w.StrOpt("audio_url", p.AudioURL)
+	w.Extra(p.Extra, partKeys...)
+	w.Close(f)
 }
 
 func (w *encoder) toolCall(c *ToolCall) {
-	f := w.open()
-	w.str("id", c.ID)
+	f := w.Open()
+	w.Str("id", c.ID)
 	typ := c.Type
 	if typ == "" {
 		typ = ToolTypeFunction
 	}
-	w.str("type", typ)
-	w.key("function")
-	g := w.open()
-	w.str("name", c.Function.Name)
-	w.str("arguments", c.Function.Arguments)
-	w.extra(c.Function.Extra, functionCallKeys...)
-	w.close(g)
-	w.extra(c.Extra, toolCallKeys...)
-	w.close(f)
+	w.Str("type", typ)
+	w.Key("function")
+	g := w.Open()
+	w.Str("name", c.Function.Name)
+	w.Str("arguments", c.Function.Arguments)
+	w.Extra(c.Function.Extra, functionCallKeys...)
+	w.Close(g)
+	w.Extra(c.Extra, toolCallKeys...)
+	w.Close(f)
 }
 
 func (w *encoder) tool(t *Tool) {
-	f := w.open()
+	f := w.Open()
 	typ := t.Type
 	if typ == "" {
 		typ = ToolTypeFunction
 	}
-	w.str("type", typ)
-	w.key("function")
-	g := w.open()
+	w.Str("type", typ)
+	w.Key("function")
+	g := w.Open()
 	d := &t.Function
-	w.str("name", d.Name)
-	w.strOpt("description", d.Description)
-	w.raw("parameters", d.Parameters, defaultParameters)
-	w.boolPtr("strict", d.Strict)
-	w.extra(d.Extra, functionDefKeys...)
-	w.close(g)
-	w.extra(t.Extra, toolKeys...)
-	w.close(f)
+	w.Str("name", d.Name)
+	w.StrOpt("description", d.Description)
+	w.Raw("parameters", d.Parameters, defaultParameters)
+	w.BoolOpt("strict", d.Strict)
+	w.Extra(d.Extra, functionDefKeys...)
+	w.Close(g)
+	w.Extra(t.Extra, toolKeys...)
+	w.Close(f)
 }
 
 func (w *encoder) responseFormat(r *ResponseFormat) {
-	f := w.open()
-	w.str("type", r.Type)
+	f := w.Open()
+	w.Str("type", r.Type)
 	if s := r.JSONSchema; s != nil {
-		w.key("json_schema")
-		g := w.open()
-		w.str("name", s.Name)
-		w.strOpt("description", s.Description)
-		w.raw("schema", s.Schema, "null")
-		w.boolPtr("strict", s.Strict)
-		w.extra(s.Extra, jsonSchemaKeys...)
-		w.close(g)
+		w.Key("json_schema")
+		g := w.Open()
+		w.Str("name", s.Name)
+		w.StrOpt("description", s.Description)
+		w.Raw("schema", s.Schema, "null")
+		w.BoolOpt("strict", s.Strict)
+		w.Extra(s.Extra, jsonSchemaKeys...)
+		w.Close(g)
 	}
-	w.extra(r.Extra, responseFormatKeys...)
-	w.close(f)
+	w.Extra(r.Extra, responseFormatKeys...)
+	w.Close(f)
 }
