@@ -30,6 +30,7 @@ type slot struct {
 	chunk      int  // ordinal of the chunk of the latest fragment
 	checked    int  // 1+len(args) when complete() last ran, 0 if never
 	whole      bool // its result
+	shape      argShape
 	done       bool
 	used       bool // any fragment touched it
 }
@@ -167,13 +168,13 @@ func (f *finalizer) fragment(t *ToolCall, chunk int, emit func(protocol.Response
 	}
 	switch a := t.Arguments; {
 	case t.ArgumentsJSON:
-		sl.args = append(sl.args[:0], a...)
+		sl.args, sl.shape = append(sl.args[:0], a...), argShape{}
 	case len(a) == 0:
 	case sl.cumulative:
-		sl.args = append(sl.args[:0], a...)
+		sl.args, sl.shape = append(sl.args[:0], a...), argShape{}
 	case f.cumulative && len(sl.args) > 0 && len(a) > len(sl.args) && bytes.HasPrefix(a, sl.args):
 		sl.cumulative = true // the fragment strictly extends the buffer: latch
-		sl.args = append(sl.args[:0], a...)
+		sl.args, sl.shape = append(sl.args[:0], a...), argShape{}
 	default:
 		sl.args = append(sl.args, a...)
 	}
@@ -244,16 +245,59 @@ func (f *finalizer) finalizeUntil(n, chunk int, emit func(protocol.ResponseEvent
 }
 
 // complete reports whether the slot's arguments are one whole JSON object
-// or array. The answer is cached until the arguments change, so many calls
-// starting after one huge unfinished call cost one validation each.
+// or array. The answer is cached until the arguments change, and the
+// bracket structure is followed incrementally, so the arguments are
+// validated (json.Valid) at most once, when their outer value closes: a
+// huge unfinished call is not rescanned each time another call's fragment
+// asks (EDGE 45).
 func (sl *slot) complete() bool {
 	if sl.checked == len(sl.args)+1 {
 		return sl.whole
 	}
-	t := trimSpace(sl.args)
-	sl.whole = len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t)
+	p := &sl.shape
+	for ; p.n < len(sl.args) && !p.bad; p.n++ {
+		switch c := sl.args[p.n]; {
+		case p.inStr:
+			switch {
+			case p.esc:
+				p.esc = false
+			case c == '\\':
+				p.esc = true
+			case c == '"':
+				p.inStr = false
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case p.closed:
+			p.bad = true // something after the outer value
+		case c == '{' || c == '[':
+			p.depth++
+		case c == '}' || c == ']':
+			p.depth--
+			p.bad = p.depth < 0
+			p.closed = p.depth == 0
+		case p.depth == 0:
+			p.bad = true // the outer value is not an object or array
+		case c == '"':
+			p.inStr = true
+		}
+	}
+	if p.closed && !p.bad && !p.validated {
+		p.validated, p.valid = true, json.Valid(trimSpace(sl.args))
+	}
+	sl.whole = p.closed && !p.bad && p.valid
 	sl.checked = len(sl.args) + 1
 	return sl.whole
+}
+
+// argShape follows the bracket structure of a slot's arguments as they
+// grow: once the outer object or array closes, later bytes may only be
+// whitespace, so its validity, checked once, stays the answer.
+type argShape struct {
+	n                int // bytes of args followed
+	depth            int
+	inStr, esc       bool
+	closed, bad      bool
+	validated, valid bool
 }
 
 // finalizeSlot emits the done item of slot i (SPEC C.1.3).

@@ -172,6 +172,11 @@ func (s *Stream) prevAt(buf string, i int) rune {
 		return s.prev
 	}
 	if c := buf[i-1]; c < utf8.RuneSelf {
+		// The letter of a JSON escape (\n, \t …) stands for a separator:
+		// tool-call arguments stream as raw JSON text.
+		if strings.IndexByte("bfnrt", c) >= 0 && (i >= 2 && buf[i-2] == '\\' || i == 1 && s.prev == '\\') {
+			return ' '
+		}
 		return rune(c)
 	}
 	tail := buf[max(0, i-utf8.UTFMax):i]

@@ -205,3 +205,37 @@ func TestRequest(t *testing.T) {
 		t.Errorf("nil request")
 	}
 }
+
+// function_call_arguments deltas are raw JSON: a secret right after an
+// escape such as \n must be caught in the deltas, not only in the done item.
+func TestResponseStageJSONEscapedArguments(t *testing.T) {
+	secrets := []string{
+		"sk-proj-abcdefghij1234567890xyz",
+		"ghp_abcdefghijabcdefghijabcdefghij123456",
+		"AKIAABCDEFGHIJKLMNOP",
+	}
+	for _, sec := range secrets {
+		for _, esc := range []string{`\n`, `\t`, `\r`} {
+			args := `{"cmd":"echo x` + esc + sec + `"}`
+			for cut := 1; cut < len(args); cut++ {
+				in := []protocol.ResponseEvent{
+					protocol.ToolInputDelta("fc1", "c1", args[:cut]),
+					protocol.ToolInputDelta("fc1", "c1", args[cut:]),
+					protocol.Done(&protocol.FunctionCall{ID: "fc1", Name: "shell", CallID: "c1", Arguments: args}),
+				}
+				s := NewResponseStage(Default())
+				var deltas string
+				for _, ev := range in {
+					_ = s.Push(context.Background(), ev, func(o protocol.ResponseEvent) {
+						if o.Type == protocol.EventToolCallInputDelta {
+							deltas += o.Delta
+						}
+					})
+				}
+				if strings.Contains(deltas, sec[len(sec)-8:]) {
+					t.Fatalf("secret leaked through deltas (cut %d): %s", cut, deltas)
+				}
+			}
+		}
+	}
+}
