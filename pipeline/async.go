@@ -167,6 +167,7 @@ type asyncNode[In, Out any] struct {
 	send    gs.Sender
 	sendErr error
 	emit    func(Out)
+	blocked time.Duration // time emit spent waiting on send (observed runs only)
 }
 
 func (n *inst[In, Out]) asyncProc(rt *asyncRun, idx int, name string, in, out any) processor {
@@ -187,7 +188,14 @@ func (n *inst[In, Out]) asyncProc(rt *asyncRun, idx int, name string, in, out an
 		if len(*a.pending) >= a.rt.maxBatch {
 			b := a.pending
 			a.pending = nil
+			if a.rt.obs == nil {
+				a.sendErr = a.send(b)
+				return
+			}
+			// Waiting for downstream is not this node's time.
+			start := time.Now()
 			a.sendErr = a.send(b)
+			a.blocked += time.Since(start)
 		}
 	}
 	return a
@@ -207,11 +215,11 @@ func (a *asyncNode[In, Out]) Process(ctx context.Context, batch any, send gs.Sen
 		var start time.Time
 		outs := n.outs
 		if a.rt.obs != nil {
-			start = time.Now()
+			start, a.blocked = time.Now(), 0
 		}
 		perr := n.stage.Push(ctx, v, a.emit)
 		if a.rt.obs != nil {
-			a.rt.obs.Observe(Observation{Node: n.name, Index: n.idx, Seq: n.seq, Outputs: int(n.outs - outs), Elapsed: time.Since(start), Err: perr})
+			a.rt.obs.Observe(Observation{Node: n.name, Index: n.idx, Seq: n.seq, Outputs: int(n.outs - outs), Elapsed: time.Since(start) - a.blocked, Err: perr})
 		}
 		if perr != nil {
 			return &StageError{Stage: n.name, Seq: n.seq, Err: perr}
@@ -247,9 +255,10 @@ func (a *asyncNode[In, Out]) Finish(ctx context.Context, send gs.Sender) (err er
 	}()
 	outs := n.outs
 	start := time.Now()
+	a.blocked = 0
 	ferr := f.Finish(ctx, a.emit)
 	if a.rt.obs != nil {
-		a.rt.obs.Observe(Observation{Node: n.name, Index: n.idx, Seq: n.seq, Finish: true, Outputs: int(n.outs - outs), Elapsed: time.Since(start), Err: ferr})
+		a.rt.obs.Observe(Observation{Node: n.name, Index: n.idx, Seq: n.seq, Finish: true, Outputs: int(n.outs - outs), Elapsed: time.Since(start) - a.blocked, Err: ferr})
 	}
 	if ferr != nil {
 		return &StageError{Stage: n.name, Seq: n.seq, Finish: true, Err: ferr}

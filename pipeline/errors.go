@@ -6,7 +6,9 @@ import (
 )
 
 // StageError is a fatal error raised by one node of a run. Seq is the 1-based
-// sequence number of the input the node was handling (0 while finishing).
+// sequence number of the input the node was handling; while finishing
+// (Finish set) it is the number of the node's last input. The source has no
+// sequence numbers (Seq 0).
 type StageError struct {
 	Stage  string
 	Seq    uint64

@@ -127,7 +127,7 @@ func WithMode(m Mode) RunOption { return func(c *runConfig) { c.mode = m } }
 func WithObserver(o Observer) RunOption { return func(c *runConfig) { c.observer = o } }
 
 // WithBuffer sets how many batches each async channel holds (default 16).
-func WithBuffer(n int) RunOption { return func(c *runConfig) { c.buffer = n } }
+func WithBuffer(n int) RunOption { return func(c *runConfig) { c.buffer = max(n, 0) } }
 
 // WithMaxBatch caps the size of an async batch (default 256).
 func WithMaxBatch(n int) RunOption {
@@ -187,6 +187,7 @@ type fusedRun struct {
 	ctx   context.Context
 	err   error
 	cur   int // index of the node currently running; -1 source, len sink
+	fin   int // index of the node whose Finish is running, or -1
 	obs   Observer
 	child time.Duration // time spent downstream of the running node
 }
@@ -198,8 +199,9 @@ func (rt *fusedRun) fail(err error) {
 }
 
 func runFused[In, Out any](ctx context.Context, g *Graph, insts []instance, src Source[In], sink Sink[Out], cfg *runConfig) (err error) {
-	rt := &fusedRun{ctx: ctx, cur: -1, obs: cfg.observer}
+	rt := &fusedRun{ctx: ctx, cur: -1, fin: -1, obs: cfg.observer}
 	n := len(insts)
+	var sinkSeq uint64
 	defer func() {
 		if v := recover(); v != nil {
 			pe := &PanicError{Value: v, Stack: debug.Stack()}
@@ -207,13 +209,12 @@ func runFused[In, Out any](ctx context.Context, g *Graph, insts []instance, src 
 			case rt.cur < 0:
 				err = &StageError{Stage: SourceName, Err: pe}
 			case rt.cur >= n:
-				err = &StageError{Stage: SinkName, Err: pe}
+				err = &StageError{Stage: SinkName, Seq: sinkSeq, Err: pe}
 			default:
-				err = &StageError{Stage: g.nodes[rt.cur].info.Name, Seq: insts[rt.cur].seqNo(), Err: pe}
+				err = &StageError{Stage: g.nodes[rt.cur].info.Name, Seq: insts[rt.cur].seqNo(), Finish: rt.cur == rt.fin, Err: pe}
 			}
 		}
 	}()
-	var sinkSeq uint64
 	var next any = func(v Out) {
 		if rt.err != nil {
 			return
@@ -303,10 +304,11 @@ func (n *inst[In, Out]) fusedFinish(rt *fusedRun) error {
 	if f == nil || rt.err != nil {
 		return rt.err
 	}
-	rt.cur, rt.child = n.idx, 0
+	rt.cur, rt.child, rt.fin = n.idx, 0, n.idx
 	outs := n.outs
 	start := time.Now()
 	err := f.Finish(rt.ctx, n.next)
+	rt.fin = -1
 	if rt.obs != nil {
 		self := time.Since(start) - rt.child
 		rt.obs.Observe(Observation{Node: n.name, Index: n.idx, Seq: n.seq, Finish: true, Outputs: int(n.outs - outs), Elapsed: self, Err: err})

@@ -167,6 +167,11 @@ func (f *Flow) loop(ctx context.Context) error {
 			return ctx.Err()
 		}
 		if !ok {
+			// Both cases of the select may be ready: never Finish once the
+			// run is cancelled.
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if err := f.proc.Finish(ctx, send); err != nil {
 				return err
 			}
@@ -182,6 +187,9 @@ func (f *Flow) loop(ctx context.Context) error {
 			select {
 			case batch, ok = <-f.in:
 				if !ok {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
 					if err := f.proc.Finish(ctx, send); err != nil {
 						return err
 					}
