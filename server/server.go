@@ -372,6 +372,9 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 	if err != nil {
 		x.err = err
 		if r.Context().Err() != nil {
+			// The client is gone, or the server is shutting down and the
+			// client still waits: it must not get an empty HTTP 200.
+			writeError(w, http.StatusServiceUnavailable, "server_error", "cancelled", "request cancelled (client gone or server shutting down)")
 			return 499, "client_closed"
 		}
 		return writeError(w, http.StatusBadGateway, "server_error", "upstream_unreachable",
@@ -592,6 +595,10 @@ func redactURLError(err error) string {
 func (s *Server) upstreamError(w http.ResponseWriter, resp *http.Response) int {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // a short read still gives a message
 	msg, typ, code, param := parseUpstreamError(data)
+	status := resp.StatusCode
+	if status < 400 { // a 1xx or an unfollowed 3xx: not a status to pass on
+		status, msg, typ, code, param = http.StatusBadGateway, "", "server_error", nil, nil
+	}
 	if msg == "" {
 		msg = strings.TrimSpace(string(data))
 		if msg == "" {
@@ -605,7 +612,7 @@ func (s *Server) upstreamError(w http.ResponseWriter, resp *http.Response) int {
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		w.Header().Set("Retry-After", ra)
 	}
-	return writeErrorBody(w, resp.StatusCode, typ, code, msg, param)
+	return writeErrorBody(w, status, typ, code, msg, param)
 }
 
 // parseUpstreamError reads the usual error bodies: OpenAI

@@ -689,3 +689,52 @@ func TestConfigCheck(t *testing.T) {
 		t.Errorf("%d %q", resp.StatusCode, msg)
 	}
 }
+
+// An upstream answering a status that is neither 2xx nor an error (a 3xx
+// the client did not follow) is a bad gateway, not a status passed on.
+func TestUpstreamNonErrorStatus(t *testing.T) {
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusFound) // no Location: the client returns it as is
+		io.WriteString(w, "moved somewhere")
+	}))
+	p := newProxy(t, up, server.Config{})
+	resp := p.post(t, "/v1/responses", codexRequest(userMsg, false), nil)
+	msg, typ := errorBody(t, resp)
+	if resp.StatusCode != http.StatusBadGateway || typ != "server_error" || !strings.Contains(msg, "HTTP 302") {
+		t.Errorf("%d %q %q", resp.StatusCode, typ, msg)
+	}
+}
+
+// A shutdown while the upstream has not answered yet gives the client an
+// error status, not an empty HTTP 200.
+func TestShutdownBeforeUpstreamAnswers(t *testing.T) {
+	arrived := make(chan struct{})
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		close(arrived)
+		<-r.Context().Done()
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(server.Config{Upstream: up.URL + "/v1", Logger: slog.New(slog.DiscardHandler)})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	go func() { <-arrived; cancel() }()
+	resp, err := client.Post("http://"+ln.Addr().String()+"/v1/responses", "application/json", strings.NewReader(codexRequest(userMsg, false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 500 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Errorf("status %d, body %q", resp.StatusCode, b)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+}
