@@ -566,3 +566,65 @@ func TestOwnFuncDoesNotBox(t *testing.T) {
 		t.Fatalf("OwnFunc allocates %v per call", n)
 	}
 }
+
+// An error stops the run only after everything produced before it was
+// delivered, in both modes: a source that fails after its last element (an
+// upstream connection that breaks after "[DONE]") or a stage that fails at
+// input k gives the sink exactly what a fused run gives it.
+func TestErrorsArriveInOrder(t *testing.T) {
+	broken := errors.New("connection reset")
+	in := make([]int, 500)
+	for i := range in {
+		in[i] = i
+	}
+	failingSource := pipeline.SourceFunc[int](func(_ context.Context, emit func(int) error) error {
+		for _, v := range in {
+			if err := emit(v); err != nil {
+				return err
+			}
+		}
+		return broken
+	})
+	g := pipeline.Must(pipeline.New("order",
+		pipeline.StageNode("inc", pipeline.Map(func(v int) int { return v + 1 })),
+		pipeline.StageNode("double", pipeline.Map(func(v int) int { return 2 * v })),
+	))
+	failAt := pipeline.Must(pipeline.New("order-stage",
+		pipeline.StageNode("inc", pipeline.Map(func(v int) int { return v + 1 })),
+		pipeline.StageNode("fail-at-400", pipeline.Func[int, int](func(_ context.Context, v int, emit func(int)) error {
+			emit(v)
+			if v == 400 {
+				return broken
+			}
+			return nil
+		})),
+		pipeline.StageNode("double", pipeline.Map(func(v int) int { return 2 * v })),
+	))
+	for _, tc := range []struct {
+		name string
+		g    *pipeline.Graph
+		src  pipeline.Source[int]
+		want int // elements the sink must see
+	}{
+		{"source fails after its last element", g, failingSource, 500},
+		{"stage fails at input 400", failAt, sliceSource(in), 400},
+	} {
+		for _, m := range modes {
+			t.Run(tc.name+"/"+m.String(), func(t *testing.T) {
+				for range 50 {
+					var got []int
+					err := pipeline.Run(context.Background(), tc.g, tc.src, pipeline.SinkFunc[int](func(v int) error {
+						got = append(got, v)
+						return nil
+					}), pipeline.WithMode(m), pipeline.WithMaxBatch(7))
+					if !errors.Is(err, broken) {
+						t.Fatalf("err = %v", err)
+					}
+					if len(got) != tc.want || got[len(got)-1] != 2*tc.want {
+						t.Fatalf("sink saw %d elements (last %v), want %d", len(got), got[len(got)-1:], tc.want)
+					}
+				}
+			})
+		}
+	}
+}

@@ -104,8 +104,9 @@ func (s *Source) Out() <-chan any { return s.out }
 func (s *Source) Via(next streams.Flow) streams.Flow { return connect(s.out, next) }
 
 func (s *Source) run(ctx context.Context) error {
-	if err := s.produce(ctx, sender(ctx, s.out)); err != nil {
-		return err
+	send := sender(ctx, s.out)
+	if err := s.produce(ctx, send); err != nil {
+		return deliverFailure(ctx, send, err)
 	}
 	close(s.out)
 	return nil
@@ -143,42 +144,83 @@ func (f *Flow) Via(next streams.Flow) streams.Flow { return connect(f.out, next)
 // not block: Runtime.Run runs the whole graph.
 func (f *Flow) To(sink streams.Sink) { connect(f.out, sink) }
 
-// run closes the output only when the flow succeeded: a closed channel
-// means "end of input" downstream and leads to Finish, which must not
-// happen after a failure. On failure the run's context is cancelled and
-// every other component stops on that instead.
-func (f *Flow) run(ctx context.Context) error {
-	if err := f.loop(ctx); err != nil {
+// failure carries an error downstream in band, behind the batches produced
+// before it, so that an error of a source or flow stops the run only after
+// everything upstream of it was delivered — as in a fused run, where
+// earlier elements have passed every stage before the error happens. The
+// sink returns it as the run's error.
+type failure struct{ err error }
+
+// deliverFailure sends err downstream behind what was already sent; if the
+// run is already cancelled it returns err itself.
+func deliverFailure(ctx context.Context, send Sender, err error) error {
+	if ctx.Err() != nil {
 		return err
 	}
-	close(f.out)
+	if serr := send(failure{err}); serr != nil {
+		return err
+	}
 	return nil
 }
 
-func (f *Flow) loop(ctx context.Context) error {
+// run closes the output only when the flow succeeded: a closed channel
+// means "end of input" downstream and leads to Finish, which must not
+// happen after a failure. A failure of this flow or one upstream travels
+// on in band (see failure); the output is then left open and the run's
+// context is cancelled once the sink reports the failure.
+func (f *Flow) run(ctx context.Context) error {
 	send := sender(ctx, f.out)
+	finished, err := f.loop(ctx, send)
+	switch {
+	case err != nil:
+		if flushErr := flush(f.proc, send); flushErr != nil {
+			return err
+		}
+		return deliverFailure(ctx, send, err)
+	case finished:
+		close(f.out)
+	}
+	return nil
+}
+
+// loop processes input until it ends (finished), an upstream failure was
+// passed on (not finished, no error), or this flow fails (err).
+func (f *Flow) loop(ctx context.Context, send Sender) (finished bool, err error) {
 	done := ctx.Done()
+	// handle processes one receive; stop reports that the loop is over.
+	handle := func(batch any, ok bool) (stop, finished bool, err error) {
+		if !ok {
+			// Both cases of the select may be ready: never Finish once the
+			// run is cancelled.
+			if err := ctx.Err(); err != nil {
+				return true, false, err
+			}
+			if err := f.proc.Finish(ctx, send); err != nil {
+				return true, false, err
+			}
+			return true, true, flush(f.proc, send)
+		}
+		if fl, isFailure := batch.(failure); isFailure {
+			if err := flush(f.proc, send); err != nil {
+				return true, false, err
+			}
+			if err := send(fl); err != nil {
+				return true, false, err
+			}
+			return true, false, nil
+		}
+		return false, false, f.proc.Process(ctx, batch, send)
+	}
 	for {
 		var batch any
 		var ok bool
 		select {
 		case batch, ok = <-f.in:
 		case <-done:
-			return ctx.Err()
+			return false, ctx.Err()
 		}
-		if !ok {
-			// Both cases of the select may be ready: never Finish once the
-			// run is cancelled.
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := f.proc.Finish(ctx, send); err != nil {
-				return err
-			}
-			return flush(f.proc, send)
-		}
-		if err := f.proc.Process(ctx, batch, send); err != nil {
-			return err
+		if stop, fin, err := handle(batch, ok); stop || err != nil {
+			return fin, err
 		}
 		// Take what is already waiting before handing output on: batches grow
 		// under load and stay small (low latency) when the input is slow.
@@ -186,24 +228,15 @@ func (f *Flow) loop(ctx context.Context) error {
 		for i := 1; i < f.maxDrain; i++ {
 			select {
 			case batch, ok = <-f.in:
-				if !ok {
-					if err := ctx.Err(); err != nil {
-						return err
-					}
-					if err := f.proc.Finish(ctx, send); err != nil {
-						return err
-					}
-					return flush(f.proc, send)
-				}
-				if err := f.proc.Process(ctx, batch, send); err != nil {
-					return err
+				if stop, fin, err := handle(batch, ok); stop || err != nil {
+					return fin, err
 				}
 			default:
 				break drain
 			}
 		}
 		if err := flush(f.proc, send); err != nil {
-			return err
+			return false, err
 		}
 	}
 }
@@ -245,6 +278,9 @@ func (s *Sink) run(ctx context.Context) error {
 		case batch, ok := <-s.in:
 			if !ok {
 				return nil
+			}
+			if fl, isFailure := batch.(failure); isFailure {
+				return fl.err
 			}
 			if err := s.consume(ctx, batch); err != nil {
 				return err
