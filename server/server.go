@@ -249,6 +249,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
+		_ = srv.Close() // drop the connections still held; they would wait for the idle timeout
 		return fmt.Errorf("server: serve %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}

@@ -738,3 +738,56 @@ func TestShutdownBeforeUpstreamAnswers(t *testing.T) {
 		t.Fatalf("Serve: %v", err)
 	}
 }
+
+// failingListener hands out its first connection, then fails.
+type failingListener struct {
+	net.Listener
+	accepted chan struct{}
+	n        int
+}
+
+func (l *failingListener) Accept() (net.Conn, error) {
+	if l.n++; l.n == 1 {
+		c, err := l.Listener.Accept()
+		close(l.accepted)
+		return c, err
+	}
+	<-time.After(50 * time.Millisecond) // let the first connection be served
+	return nil, errors.New("listener broke")
+}
+
+// When the listener fails, Serve returns its error and closes the
+// connections it still holds instead of leaving them to the idle timeout.
+func TestServeListenerFailureClosesConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl := &failingListener{Listener: ln, accepted: make(chan struct{})}
+	srv := server.New(server.Config{Upstream: "http://127.0.0.1:1/v1", Logger: slog.New(slog.DiscardHandler)})
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(context.Background(), fl) }()
+
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	<-fl.accepted
+	if _, err := io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "listener broke") {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	// The kept-alive connection must now be closed by the server.
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadAll(conn); err != nil {
+		t.Fatalf("connection left open after Serve returned: %v", err)
+	}
+}
