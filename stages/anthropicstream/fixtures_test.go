@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/pipeline"
-	"github.com/harnessflow/harnessflow/stages/internal/streamtest"
+	"github.com/harnessflow/harnessflow/internal/streamtest"
 )
 
 // TestFixtures replays testdata/fixtures/*.sse (copied from the shared wire

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/pipeline"
-	"github.com/harnessflow/harnessflow/stages/internal/streamtest"
+	"github.com/harnessflow/harnessflow/internal/streamtest"
 )
 
 // FuzzAnthropicStream runs arbitrary bytes through the whole graph. No input

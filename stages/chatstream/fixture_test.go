@@ -6,7 +6,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/stages/internal/streamtest"
+	"github.com/harnessflow/harnessflow/internal/streamtest"
 )
 
 // loadFixtures reads testdata/fixtures (copied with their schema,

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/pipeline"
-	"github.com/harnessflow/harnessflow/stages/internal/streamtest"
+	"github.com/harnessflow/harnessflow/internal/streamtest"
 )
 
 // TestGolden replays the golden archives (see streamtest.Golden; -update

@@ -7,7 +7,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/harnessflow/harnessflow/pipeline"
-	"github.com/harnessflow/harnessflow/stages/internal/streamtest"
+	"github.com/harnessflow/harnessflow/internal/streamtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

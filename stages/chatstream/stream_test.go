@@ -12,7 +12,7 @@ import (
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/sinks"
 	"github.com/harnessflow/harnessflow/sources"
-	"github.com/harnessflow/harnessflow/stages/internal/streamtest"
+	"github.com/harnessflow/harnessflow/internal/streamtest"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
 
