@@ -3,14 +3,22 @@
 //
 // The native chat graph (SPEC §B.2, the "chat-wire-compat" conversion) is
 //
-//	request.system → request.history → request.tools → request.options → request.provider → request.encode
+//	request.system → request.tools → request.history → request.options → request.provider → request.encode
 //
 // Every stage but the last takes and returns a *[Shaping], the state of one
-// request being shaped: the engine request (read-only), the chat body built
-// so far, and the ToolKinds that map chat tool names back to engine tool
-// kinds. request.encode turns it into a [Shaped]: the upstream path, the body
-// bytes, the optional title request and the ToolKinds — the JSON of
-// `harnessflow shape`.
+// request being shaped: the engine request (read-only), the wire-neutral
+// [Message] transcript (system text, then the history flattened by a
+// [FlattenPolicy]), the [Tool] definitions with the ToolKinds that map wire
+// tool names back to engine tool kinds, and the top-level body fields.
+// request.encode renders all of it for one wire ([ChatEncode] with a
+// [ChatStyle] for the chat wire) into a [Shaped]: the upstream path, query,
+// headers, the body bytes, the optional title request and the ToolKinds —
+// the JSON of `harnessflow shape`.
+//
+// Harnesses differ in data, not code: a flatten policy (texts merged or
+// emitted at once, user turns deferred or not, unanswered calls aborted or
+// kept, contextual fragments skipped, calls and outputs rewritten), a chat
+// style, and their own system text.
 //
 // One run shapes one request: the graph's source yields a single *Shaping and
 // the sink receives a single Shaped. [Shape] does exactly that. Harness

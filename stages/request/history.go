@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -26,34 +25,40 @@ const (
 const AbortedOutput = "aborted"
 
 // History returns the request.history stage: the engine history
-// (Request.Input) is flattened into chat messages, appended to Body.Messages,
-// with the accumulate-and-flush rule of SPEC §B.2:
+// (Request.Input) is flattened into the transcript with policy p (nil: the
+// native conversion). The native policy is the accumulate-and-flush rule of
+// SPEC §B.2:
 //
 //   - assistant texts are held and merged; tool calls (function, custom,
 //     local_shell, tool_search) are held with them; both are flushed into
-//     one assistant message when a tool output or a user turn arrives, with
-//     the reasoning seen so far as its reasoning_content;
+//     one assistant turn when a tool output or a user turn arrives, with
+//     the reasoning seen so far;
 //   - developer messages become user messages; user, developer and system
 //     messages that arrive while calls are unanswered are held back until
 //     the last of those calls is answered;
-//   - at the end, calls never answered get an "aborted" tool message, held
+//   - at the end, calls never answered get an "aborted" result, held
 //     messages follow, and reasoning still pending becomes an assistant
-//     message with empty content.
+//     turn with empty content.
 //
-// Namespaced function calls take the chat name request.tools gives their
-// tool. Item types the chat wire has no place for (web_search_call,
-// compaction, additional_tools, unknown types) are skipped.
-func History(opts Options) pipeline.Stage[*Shaping, *Shaping] {
+// Namespaced function calls take the wire names request.tools gave their
+// tools (Shaping.ToolNames). Item types with no transcript form
+// (web_search_call, compaction, additional_tools, unknown types) are
+// skipped.
+func History(opts Options, p *FlattenPolicy) pipeline.Stage[*Shaping, *Shaping] {
 	return stage(func(_ context.Context, s *Shaping) error {
-		log := opts.logger()
-		return flatten(s, func(ns, name string) string { return s.functionCallName(ns, name, log) })
+		out, err := Flatten(s.Transcript, s.Request.Input, p, s.ToolNames)
+		if err != nil {
+			return err
+		}
+		s.Transcript = out
+		return nil
 	})
 }
 
-// HistoryNode returns the request.history node.
-func HistoryNode(opts Options) pipeline.Node {
-	return pipeline.StageNode(NodeHistory, History(opts),
-		pipeline.Describe("history items → chat messages (accumulate and flush)"))
+// HistoryNode returns the request.history node flattening with policy p.
+func HistoryNode(opts Options, p *FlattenPolicy) pipeline.Node {
+	return pipeline.StageNode(NodeHistory, History(opts, p),
+		pipeline.Describe("history items → transcript (accumulate and flush)"))
 }
 
 // MessageContent converts a message's content items (SPEC §B.2): none → no
@@ -85,14 +90,6 @@ func MessageContent(items []protocol.ContentItem) chat.Content {
 		}
 	}
 	return chat.Parts(parts...)
-}
-
-func contentKnown(t string) bool {
-	switch t {
-	case protocol.ContentInputText, protocol.ContentOutputText, protocol.ContentInputImage, protocol.ContentInputAudio:
-		return true
-	}
-	return false
 }
 
 func contentPart(c *protocol.ContentItem) chat.Part {
@@ -134,259 +131,6 @@ func audioDataURL(url string) (data, format string, ok bool) {
 		format = subtype
 	}
 	return data, format, true
-}
-
-// mergeContent adds next to the pending assistant content: string + string
-// concatenate, arrays concatenate, and a string meeting an array becomes a
-// text part.
-func mergeContent(cur, next chat.Content) chat.Content {
-	switch {
-	case cur.Kind == chat.ContentNone:
-		return next
-	case cur.Kind == chat.ContentText && next.Kind == chat.ContentText:
-		return chat.Text(cur.Text + next.Text)
-	}
-	parts := make([]chat.Part, 0, partCount(cur)+partCount(next))
-	parts = appendParts(parts, cur)
-	parts = appendParts(parts, next)
-	return chat.Parts(parts...)
-}
-
-func partCount(c chat.Content) int {
-	if c.Kind == chat.ContentText {
-		return 1
-	}
-	return len(c.Parts)
-}
-
-func appendParts(dst []chat.Part, c chat.Content) []chat.Part {
-	switch c.Kind {
-	case chat.ContentText:
-		return append(dst, chat.TextPart(c.Text))
-	case chat.ContentParts:
-		return append(dst, c.Parts...)
-	}
-	return dst
-}
-
-// flattener is the accumulate-and-flush state of one history conversion.
-type flattener struct {
-	out       []chat.Message
-	reasoning string          // pending reasoning, taken by the next flush
-	content   chat.Content    // pending assistant content
-	calls     []chat.ToolCall // pending tool calls (a window of arena)
-	arena     []chat.ToolCall // backing store of every call group
-	ids       []string        // calls whose outputs have not been seen
-	deferred  []chat.Message  // messages held while calls are unanswered
-}
-
-func flatten(s *Shaping, callName func(ns, name string) string) error {
-	items := s.Request.Input
-	f := flattener{out: s.Body.Messages}
-	if need := len(f.out) + len(items) + 1; cap(f.out) < need {
-		out := make([]chat.Message, len(f.out), need)
-		copy(out, f.out)
-		f.out = out
-	}
-	calls := 0
-	for _, it := range items {
-		switch it.(type) {
-		case *protocol.FunctionCall, *protocol.CustomToolCall, *protocol.LocalShellCall, *protocol.ToolSearchCall:
-			calls++
-		}
-	}
-	f.arena = make([]chat.ToolCall, 0, calls)
-
-	for i, it := range items {
-		if err := f.item(it, callName); err != nil {
-			return fmt.Errorf("input[%d]: %w", i, err)
-		}
-	}
-	f.finish()
-	s.Body.Messages = f.out
-	return nil
-}
-
-var errNilItem = errors.New("nil item")
-
-func (f *flattener) item(it protocol.ResponseItem, callName func(ns, name string) string) error {
-	switch v := it.(type) {
-	case *protocol.Message:
-		if v == nil {
-			return errNilItem
-		}
-		c := MessageContent(v.Content)
-		if v.Role == protocol.RoleAssistant {
-			if !c.IsEmpty() {
-				f.content = mergeContent(f.content, c)
-			}
-			return nil
-		}
-		role := v.Role
-		if role == protocol.RoleDeveloper {
-			role = chat.RoleUser
-		}
-		m := chat.Message{Role: role, Content: c}
-		if len(f.ids) == 0 {
-			f.flush()
-			f.out = append(f.out, m)
-		} else {
-			f.deferred = append(f.deferred, m)
-		}
-	case *protocol.FunctionCall:
-		if v == nil {
-			return errNilItem
-		}
-		f.call(v.CallID, callName(v.Namespace, v.Name), v.Arguments)
-	case *protocol.CustomToolCall:
-		if v == nil {
-			return errNilItem
-		}
-		f.call(v.CallID, v.Name, customArguments(v.Input))
-	case *protocol.LocalShellCall:
-		if v == nil {
-			return errNilItem
-		}
-		id := v.ID
-		if v.CallID != nil && *v.CallID != "" {
-			id = *v.CallID
-		}
-		if id == "" {
-			return fmt.Errorf("local_shell_call has neither call_id nor id")
-		}
-		f.call(id, ToolNameLocalShell, localShellArguments(&v.Action))
-	case *protocol.ToolSearchCall:
-		if v == nil {
-			return errNilItem
-		}
-		id := v.CallID
-		if id == "" {
-			id = ToolNameToolSearch
-		}
-		b := append([]byte(nil), `{"arguments":`...)
-		b, err := appendRaw(b, v.Arguments)
-		if err != nil {
-			return fmt.Errorf("tool_search_call arguments: %w", err)
-		}
-		b = append(b, `,"execution":`...)
-		b = chat.AppendString(b, v.Execution)
-		b = append(b, '}')
-		f.call(id, ToolNameToolSearch, string(b))
-	case *protocol.FunctionCallOutput:
-		if v == nil {
-			return errNilItem
-		}
-		text, err := outputText(&v.Output)
-		if err != nil {
-			return fmt.Errorf("function_call_output: %w", err)
-		}
-		f.output(v.CallID, text)
-	case *protocol.CustomToolCallOutput:
-		if v == nil {
-			return errNilItem
-		}
-		text, err := outputText(&v.Output)
-		if err != nil {
-			return fmt.Errorf("custom_tool_call_output: %w", err)
-		}
-		f.output(v.CallID, text)
-	case *protocol.ToolSearchOutput:
-		if v == nil {
-			return errNilItem
-		}
-		id := v.CallID
-		if id == "" {
-			id = ToolNameToolSearch
-		}
-		b := append([]byte(nil), `{"execution":`...)
-		b = chat.AppendString(b, v.Execution)
-		b = append(b, `,"status":`...)
-		b = chat.AppendString(b, v.Status)
-		b = append(b, `,"tools":[`...)
-		for j, t := range v.Tools {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendRaw(b, t); err != nil {
-				return fmt.Errorf("tool_search_output tools[%d]: %w", j, err)
-			}
-		}
-		b = append(b, "]}"...)
-		f.output(id, string(b))
-	case *protocol.Reasoning:
-		if v == nil {
-			return errNilItem
-		}
-		for _, c := range v.Content {
-			if c.Type == protocol.ReasoningTypeText || c.Type == protocol.ReasoningTypeRawText {
-				f.reasoning += c.Text
-			}
-		}
-	case nil:
-		return errNilItem
-	}
-	// Everything else (web_search_call, image generation, compaction,
-	// additional_tools, unknown items) has no chat form.
-	return nil
-}
-
-func (f *flattener) call(id, name, args string) {
-	f.ids = append(f.ids, id)
-	f.arena = append(f.arena, chat.ToolCall{
-		ID:       id,
-		Type:     chat.ToolTypeFunction,
-		Function: chat.FunctionCall{Name: name, Arguments: args},
-	})
-	start := len(f.arena) - len(f.calls) - 1
-	f.calls = f.arena[start:len(f.arena):len(f.arena)]
-}
-
-func (f *flattener) output(id, text string) {
-	f.flush()
-	f.out = append(f.out, chat.Message{Role: chat.RoleTool, Content: chat.Text(text), ToolCallID: id})
-	k := 0
-	for _, p := range f.ids {
-		if p != id {
-			f.ids[k] = p
-			k++
-		}
-	}
-	f.ids = f.ids[:k]
-	if k == 0 && len(f.deferred) > 0 {
-		f.out = append(f.out, f.deferred...)
-		f.deferred = f.deferred[:0]
-	}
-}
-
-// flush emits the pending assistant content and tool calls as one assistant
-// message, with the pending reasoning. With nothing but reasoning pending it
-// does nothing.
-func (f *flattener) flush() {
-	if f.content.Kind == chat.ContentNone && len(f.calls) == 0 {
-		return
-	}
-	f.out = append(f.out, chat.Message{
-		Role:             chat.RoleAssistant,
-		Content:          f.content,
-		ReasoningContent: f.reasoning,
-		ToolCalls:        f.calls,
-	})
-	f.content, f.reasoning, f.calls = chat.Content{}, "", nil
-}
-
-func (f *flattener) finish() {
-	f.flush()
-	for _, id := range f.ids {
-		f.out = append(f.out, chat.Message{Role: chat.RoleTool, Content: chat.Text(AbortedOutput), ToolCallID: id})
-	}
-	f.ids = f.ids[:0]
-	f.out = append(f.out, f.deferred...)
-	f.deferred = nil
-	if f.reasoning != "" {
-		f.out = append(f.out, chat.Message{Role: chat.RoleAssistant, Content: chat.Text(""), ReasoningContent: f.reasoning})
-		f.reasoning = ""
-	}
 }
 
 // outputText is the tool message text of a tool output: the string form as

@@ -36,7 +36,7 @@ func ApplyOptions(opts Options) pipeline.Stage[*Shaping, *Shaping] {
 		req, b := s.Request, &s.Body
 		b.Model = req.Model
 		b.Stream = ptr(req.Stream)
-		if len(b.Tools) > 0 {
+		if len(b.Tools) > 0 || len(s.Tools) > 0 {
 			b.ToolChoice = chatToolChoice(s, req.ToolChoice, log)
 			b.ParallelToolCalls = ptr(req.ParallelToolCalls)
 		} else {
@@ -127,7 +127,7 @@ func chatToolChoice(s *Shaping, raw json.RawMessage, log *slog.Logger) json.RawM
 		case (c.Type == "function" || c.Type == "custom") && c.Name != "":
 			name := c.Name
 			if c.Type == "function" {
-				name = s.functionCallName(c.Namespace, c.Name, log)
+				name = s.functionCallName(c.Namespace, c.Name)
 			}
 			b := append([]byte(`{"type":"function","function":{"name":`), chat.AppendString(nil, name)...)
 			return append(b, "}}"...)

@@ -108,6 +108,7 @@ func ProviderQuirks(opts Options) pipeline.Stage[*Shaping, *Shaping] {
 	p := opts.provider()
 	return stage(func(_ context.Context, s *Shaping) error {
 		ApplyProviderQuirks(p, &s.Body)
+		applyTranscriptQuirks(p, s.Transcript)
 		return nil
 	})
 }
@@ -116,4 +117,21 @@ func ProviderQuirks(opts Options) pipeline.Stage[*Shaping, *Shaping] {
 func ProviderNode(opts Options) pipeline.Node {
 	return pipeline.StageNode(NodeProvider, ProviderQuirks(opts),
 		pipeline.Describe("provider body quirks (deepseek, openrouter, groq)"))
+}
+
+// applyTranscriptQuirks applies the message-level quirks of provider p to a
+// transcript before it is rendered.
+func applyTranscriptQuirks(p Provider, msgs []Message) {
+	switch p {
+	case ProviderDeepSeek:
+		for i := range msgs {
+			if msgs[i].Role == RoleDeveloper {
+				msgs[i].Role = RoleUser
+			}
+		}
+	case ProviderGroq:
+		for i := range msgs {
+			msgs[i].Reasoning = ""
+		}
+	}
 }

@@ -21,7 +21,7 @@ func TestChatGraphNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"request.system", "request.history", "request.tools", "request.options", "request.provider", "request.encode"}
+	want := []string{"request.system", "request.tools", "request.history", "request.options", "request.provider", "request.encode"}
 	if d := cmp.Diff(want, g.Names()); d != "" {
 		t.Errorf("node names (-want +got):\n%s", d)
 	}
@@ -132,7 +132,7 @@ func TestConvertToolsMalformed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools) != 1 || string(tools[0].Function.Parameters) != emptyObjectSchema || tools[0].Function.Description != "f" {
+	if len(tools) != 1 || string(tools[0].Parameters) != emptyObjectSchema || tools[0].Description != "f" {
 		t.Errorf("tools = %+v", tools)
 	}
 	if d := cmp.Diff(protocol.ToolKinds{"f": {Kind: protocol.KindFunction}}, kinds); d != "" {
@@ -295,7 +295,7 @@ func TestGraphEditAndRequestUntouched(t *testing.T) {
 		t.Fatal(err)
 	}
 	mark := pipeline.StageNode("test.mark", pipeline.Map(func(s *Shaping) *Shaping {
-		s.Body.Messages = append(s.Body.Messages, chat.Message{Role: chat.RoleUser, Content: chat.Text("inserted")})
+		s.Transcript = append(s.Transcript, Message{Role: RoleUser, Content: TextParts("inserted")})
 		return s
 	}))
 	g2, err := g.InsertAfter(NodeHistory, mark)

@@ -28,23 +28,50 @@ const (
 const PathResponses = "/responses"
 
 // Shaping is the state of one request flowing through a request graph.
-// Stages read Request and fill Body, ToolKinds, Path and TitleRequest.
+// Stages read Request and build the wire-neutral parts — Transcript (system
+// text, flattened history), Tools, ToolKinds — and the top-level fields of
+// Body; request.encode renders them for its wire.
 type Shaping struct {
 	// Request is the engine request being shaped. Stages must not modify it.
 	Request *protocol.ResponsesRequest
-	// Body is the chat body built so far.
-	Body chat.Request
-	// ToolKinds maps each chat tool name to the engine tool kind it stands
+	// Transcript is the conversation as the upstream model will see it:
+	// request.system puts the system text first, request.history appends
+	// the flattened history.
+	Transcript []Message
+	// Tools are the tool definitions sent upstream (request.tools).
+	Tools []Tool
+	// ToolKinds maps each wire tool name to the engine tool kind it stands
 	// for (SPEC §B.3); request.tools fills it.
 	ToolKinds protocol.ToolKinds
+	// ToolNames gives the wire names of namespaced functions, for the calls
+	// of the history (request.tools fills it; request.history reads it).
+	ToolNames map[ToolRef]string
+	// Body holds the top-level fields of a chat body (model, stream, limits,
+	// reasoning switches …). request.encode of the chat wire adds the
+	// messages and tools rendered from Transcript and Tools; other wires'
+	// encoders read the fields they have.
+	Body chat.Request
 	// Path is the upstream path relative to the base URL (default
 	// "/chat/completions").
 	Path string
+	// Query holds query parameters of the upstream request.
+	Query map[string]string
+	// Headers holds headers of the upstream request that the wire or the
+	// harness requires (beta flags, versions).
+	Headers map[string]string
 	// TitleRequest is an optional side request sent before the main one
-	// (opencode); nil means none.
+	// (opencode, claude-code); nil means none.
 	TitleRequest json.RawMessage
+}
 
-	tools *toolTable // converted tools, shared by request.history and request.tools
+// Tool is one tool definition sent upstream, wire-neutral: a name, a
+// description and the JSON Schema of its parameters.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+	// Strict, when set, is sent as the wire's strict-schema flag.
+	Strict *bool
 }
 
 // NewShaping returns the shaping state for req, with the chat path and an
@@ -65,6 +92,10 @@ type Shaped struct {
 	TitleRequest json.RawMessage `json:"title_request"`
 	// ToolKinds maps chat tool names back to engine tool kinds; never nil.
 	ToolKinds protocol.ToolKinds `json:"tool_kinds"`
+	// Query and Headers are added to the upstream request; omitted when
+	// empty.
+	Query   map[string]string `json:"query,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // Options configure the stages of a request graph. They come from
@@ -124,13 +155,15 @@ func (f stage) Push(ctx context.Context, s *Shaping, emit func(*Shaping)) error 
 }
 
 // NewChatGraph returns the native chat request graph (SPEC §B.2):
-// request.system → request.history → request.tools → request.options →
-// request.provider → request.encode. Its input is *Shaping, its output Shaped.
+// request.system → request.tools → request.history → request.options →
+// request.provider → request.encode. Its input is *Shaping, its output
+// Shaped. request.tools comes before request.history because the calls of
+// the history take the wire names the converted tools get.
 func NewChatGraph(opts Options) (*pipeline.Graph, error) {
 	g, err := pipeline.New("request.chat",
 		SystemNode(),
-		HistoryNode(opts),
 		ToolsNode(opts),
+		HistoryNode(opts, &NativePolicy),
 		OptionsNode(opts),
 		ProviderNode(opts),
 		EncodeNode(),

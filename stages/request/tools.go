@@ -9,7 +9,6 @@ import (
 
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
 // MaxToolNameLen is the longest chat tool name providers accept.
@@ -56,16 +55,15 @@ const (
 // an error. ToolKinds is replaced, never nil afterwards.
 func Tools(opts Options) pipeline.Stage[*Shaping, *Shaping] {
 	return stage(func(_ context.Context, s *Shaping) error {
-		log := opts.logger()
-		t := s.toolTable(log)
+		specs, err := engineTools(s.Request)
+		if err != nil {
+			return err
+		}
+		t := convertTools(specs, opts.logger())
 		if t.err != nil {
 			return t.err
 		}
-		s.Body.Tools = t.tools
-		s.ToolKinds = make(protocol.ToolKinds, len(t.kinds))
-		for k, v := range t.kinds {
-			s.ToolKinds[k] = v
-		}
+		s.Tools, s.ToolKinds, s.ToolNames = t.tools, t.kinds, t.names
 		return nil
 	})
 }
@@ -76,9 +74,9 @@ func ToolsNode(opts Options) pipeline.Node {
 		pipeline.Describe("engine tools → chat tools + tool kinds"))
 }
 
-// ConvertTools converts engine tools into chat tools and their ToolKinds, as
+// ConvertTools converts engine tools into wire tools and their ToolKinds, as
 // request.tools does (without additional_tools items).
-func ConvertTools(tools []protocol.ToolSpec, log *slog.Logger) ([]chat.Tool, protocol.ToolKinds, error) {
+func ConvertTools(tools []protocol.ToolSpec, log *slog.Logger) ([]Tool, protocol.ToolKinds, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -103,13 +101,11 @@ func ChatToolName(namespace, name string) string {
 
 // toolTable is the converted tool set of one request.
 type toolTable struct {
-	tools []chat.Tool
+	tools []Tool
 	kinds protocol.ToolKinds
-	names map[nsName]string // (namespace, function) → chat name
+	names map[ToolRef]string // (namespace, function) → chat name
 	err   error
 }
-
-type nsName struct{ namespace, name string }
 
 // sourcedTool is one engine tool and where it came from, for messages.
 type sourcedTool struct {
@@ -125,27 +121,14 @@ func (t sourcedTool) where() string {
 	return fmt.Sprintf("input[%d].tools[%d]", t.item, t.index)
 }
 
-// toolTable converts the request's tools once; request.history (for the
-// names of namespaced calls) and request.tools share the result.
-func (s *Shaping) toolTable(log *slog.Logger) *toolTable {
-	if s.tools == nil {
-		specs, err := engineTools(s.Request)
-		if err != nil {
-			s.tools = &toolTable{err: err}
-		} else {
-			s.tools = convertTools(specs, log)
-		}
-	}
-	return s.tools
-}
-
-// functionCallName is the chat name of a function call (SPEC §B.2
-// chat_function_call_name).
-func (s *Shaping) functionCallName(namespace, name string, log *slog.Logger) string {
+// functionCallName is the wire name of a function call (SPEC §B.2
+// chat_function_call_name): the name request.tools gave a namespaced
+// function, or the joined and sanitised name.
+func (s *Shaping) functionCallName(namespace, name string) string {
 	if namespace == "" {
 		return name
 	}
-	if n, ok := s.toolTable(log).names[nsName{namespace, name}]; ok {
+	if n, ok := s.ToolNames[ToolRef{namespace, name}]; ok {
 		return n
 	}
 	return ChatToolName(namespace, name)
@@ -195,10 +178,7 @@ func convertTools(specs []sourcedTool, log *slog.Logger) *toolTable {
 	emitted := make(map[string]bool, len(specs))
 	add := func(name, description string, params json.RawMessage, kind protocol.ToolOutputKind) {
 		emitted[name] = true
-		t.tools = append(t.tools, chat.Tool{
-			Type:     chat.ToolTypeFunction,
-			Function: chat.FunctionDef{Name: name, Description: description, Parameters: params},
-		})
+		t.tools = append(t.tools, Tool{Name: name, Description: description, Parameters: params})
 		t.kinds[name] = kind
 	}
 	drop := func(where string, s *protocol.ToolSpec, reason string) {
@@ -247,9 +227,9 @@ func convertTools(specs []sourcedTool, log *slog.Logger) *toolTable {
 					add(name, orDefault(in.Description, in.Name), orRaw(in.Parameters, emptyObjectSchema),
 						protocol.ToolOutputKind{Kind: protocol.KindNamespacedFunction, Name: in.Name, Namespace: s.Name})
 					if t.names == nil {
-						t.names = make(map[nsName]string)
+						t.names = make(map[ToolRef]string)
 					}
-					t.names[nsName{s.Name, in.Name}] = name
+					t.names[ToolRef{s.Name, in.Name}] = name
 				case protocol.ToolTypeCustom:
 					if in.Name == "" {
 						return fail(fmt.Errorf("%s: custom tool without a name", where))
