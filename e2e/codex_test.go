@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +23,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	_ "github.com/harnessflow/harnessflow/harness/all" // every harness route
 	"github.com/harnessflow/harnessflow/server"
 	"github.com/harnessflow/harnessflow/server/scripted"
 )
@@ -117,6 +120,40 @@ func TestCodex(t *testing.T) {
 		p.checkCompleted(t, "/h/native/v1/responses", "native", 2)
 	})
 
+	// The harness routes: the same tool-using exchange through
+	// /h/NAME/v1, the upstream seeing the harness's own request shape.
+	for _, hr := range harnessRoutes {
+		t.Run("Harness/"+hr.name, func(t *testing.T) {
+			t.Parallel()
+			command := "printf '%s route ok\\n' " + hr.name + " | tee proof.txt"
+			output := hr.name + " route ok"
+			p := startProxy(t, hr.script(command))
+			run := runCodex(t, bin, p.url+"/h/"+hr.name+"/v1", true)
+			if run.exitCode != 0 {
+				t.Fatalf("codex exited with %d, want 0\n%s", run.exitCode, run)
+			}
+			ev := parseEvents(t, run)
+			if cmd := ev.command(t, "proof.txt"); !strings.Contains(cmd.AggregatedOutput, output) {
+				t.Errorf("command output = %q, want it to contain %q", cmd.AggregatedOutput, output)
+			}
+			if data, err := os.ReadFile(filepath.Join(run.workDir, "proof.txt")); err != nil || strings.TrimSpace(string(data)) != output {
+				t.Errorf("work dir proof.txt = %q, %v; want %q", data, err, output)
+			}
+			if final := ev.finalMessage(t); !strings.Contains(final, "The shell said: "+output) {
+				t.Errorf("final message does not quote the tool output %q:\n%s", output, final)
+			}
+			p.stop(t)
+			p.checkCompleted(t, "/h/"+hr.name+"/v1/responses", hr.name, 2)
+			bodies := p.upstreamBodies()
+			if len(bodies) > 0 && hr.checkBody != nil {
+				if err := hr.checkBody(bodies[0]); err != nil {
+					t.Errorf("first upstream request: %v\n%s", err, bodies[0])
+				}
+			}
+			t.Logf("codex final message: %s", ev.finalMessage(t))
+		})
+	}
+
 	// An upstream HTTP 400: the proxy answers 400 with the upstream's
 	// message, and Codex (retries off) prints the body and fails.
 	t.Run("UpstreamError400", func(t *testing.T) {
@@ -161,6 +198,58 @@ type proxy struct {
 
 	mu       sync.Mutex
 	upstream []string // "METHOD path auth-ok" of each request the scripted model got
+	bodies   [][]byte // the body of each request the scripted model got
+}
+
+// upstreamBodies returns the bodies the scripted model got, in order.
+func (p *proxy) upstreamBodies() [][]byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.bodies)
+}
+
+// harnessRoute is one harness route the real Codex is driven through.
+type harnessRoute struct {
+	name string
+	// script plays one tool-using exchange running command.
+	script func(command string) *scripted.Script
+	// checkBody checks the first request the upstream got.
+	checkBody func(body []byte) error
+}
+
+// toolScript calls the client's shell tool (as the harness presents it)
+// with command, then quotes its output.
+func toolScript(command string) *scripted.Script {
+	yes, no := true, false
+	return &scripted.Script{Turns: []scripted.Turn{
+		{When: &scripted.Match{Tools: &yes, ToolResult: &no}, Text: "Running it.",
+			ToolCalls: []scripted.ToolCall{{Command: command}}},
+		{When: &scripted.Match{ToolResult: &yes}, Text: "The shell said: {{tool_output}}"},
+	}}
+}
+
+// harnessRoutes lists the harness routes of the end-to-end test.
+var harnessRoutes = []harnessRoute{
+	{name: "minimal", script: toolScript, checkBody: func(body []byte) error {
+		var b struct {
+			Messages []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+			StreamOptions json.RawMessage `json:"stream_options"`
+			ToolChoice    json.RawMessage `json:"tool_choice"`
+		}
+		if err := json.Unmarshal(body, &b); err != nil {
+			return err
+		}
+		if len(b.Messages) == 0 || b.Messages[0].Role != "system" || !bytes.Contains(b.Messages[0].Content, []byte("software engineer")) {
+			return fmt.Errorf("the first message is not minimal's system prompt")
+		}
+		if string(b.StreamOptions) != `{"include_usage":true}` || b.ToolChoice != nil {
+			return fmt.Errorf("not minimal's body: stream_options %s, tool_choice %s", b.StreamOptions, b.ToolChoice)
+		}
+		return nil
+	}},
 }
 
 // startProxy starts the scripted model playing script and the proxy in
@@ -174,8 +263,11 @@ func startProxy(t *testing.T, script *scripted.Script) *proxy {
 	p := &proxy{log: &requestLog{}}
 	model := scripted.New(script)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body) // a short read shows in the scripted model's answer
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		p.mu.Lock()
 		p.upstream = append(p.upstream, fmt.Sprintf("%s %s auth-ok=%t", r.Method, r.URL.Path, r.Header.Get("Authorization") == "Bearer "+apiKey))
+		p.bodies = append(p.bodies, body)
 		p.mu.Unlock()
 		model.ServeHTTP(w, r)
 	}))

@@ -1,17 +1,24 @@
-// Package harness describes the agents harnessflow can emulate: for each, a
-// request graph (history + tools → that agent's native request) and the
-// response-direction additions (harness.post) on top of the protocol layer.
-// Harness packages register themselves; the registry is the only global
-// mutable state of the project.
+// Package harness describes the agents harnessflow can emulate and assembles
+// every turn of them. Each harness package registers a [Spec] — its request
+// graph (history + tools → that agent's native request, built from an
+// [Env]), its optional harness.post node, its optional text parser and its
+// tool bridge. [Plan] is the one function that turns a client's Responses
+// request into a [Turn]: the route, the shaped upstream request and the
+// response graph. The proxy, `shape`, `translate`, `graph` and `parse` all
+// call it, so what `shape` prints is what `serve` sends. The registry is the
+// only global mutable state of the project.
 package harness
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"sync"
 
+	"github.com/harnessflow/harnessflow/harness/bridge"
 	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
 )
 
 // Wire is an upstream wire protocol.
@@ -40,70 +47,123 @@ func ParseWire(s string) (Wire, error) {
 // NativeName is the registry name of the no-harness translation.
 const NativeName = "native"
 
-// Harness is one registered agent emulation.
-type Harness struct {
+// NodePost is the name of a harness's response-direction node that follows
+// the protocol layer: it sees the engine events of one upstream answer and
+// may pass them, add a synthesized tool call or a follow-up user message,
+// or withhold a rejected turn (see [Followup]).
+const NodePost = "harness.post"
+
+// Spec is one registered agent emulation.
+type Spec struct {
 	// Name is the configuration name (e.g. "kimi-cli").
 	Name string
 	// Description is one line for `harnessflow harnesses`.
 	Description string
-	// Wires lists the upstream wires the harness shapes requests for.
+	// Wires lists the upstream wires whose requests the harness shapes
+	// itself. The routing matrix (Resolve) must agree: a test checks that
+	// every wire listed routes to the harness, and no other.
 	Wires []Wire
-	// RequestGraph builds the request-direction graph for a wire.
-	RequestGraph func(wire Wire) (*pipeline.Graph, error)
-	// ResponseGraph builds the response-direction graph for a wire (protocol
-	// layer plus harness.post), given the run's options.
-	ResponseGraph func(wire Wire, opts ResponseOptions) (*pipeline.Graph, error)
+	// Request builds the request-direction graph for env.Wire. Its input is
+	// *request.Shaping and its output request.Shaped.
+	Request func(env *Env) (*pipeline.Graph, error)
+	// Post, when set, builds the harness.post node of the response
+	// direction for the turn described by env (the request is env.Request).
+	Post func(env *Env) (pipeline.Node, error)
+	// Parse, when set, runs one model reply through the harness's
+	// text-protocol parser (`harnessflow parse`); the result is encoded as
+	// JSON.
+	Parse func(reply string, variant string) (any, error)
+	// Bridge maps the harness's native tools to the client's tools
+	// (harness.bridge); nil when the model calls the client's tools
+	// directly.
+	Bridge bridge.Table
 }
 
-// Supports reports whether h handles wire.
-func (h Harness) Supports(w Wire) bool { return slices.Contains(h.Wires, w) }
+// Supports reports whether the harness shapes requests for w itself.
+func (s Spec) Supports(w Wire) bool { return slices.Contains(s.Wires, w) }
 
 var (
 	mu       sync.RWMutex
-	registry = map[string]Harness{}
+	registry = map[string]Spec{}
 )
 
-// Register adds h to the registry. Registering a name twice is an error.
-func Register(h Harness) error {
-	if h.Name == "" {
+// Register adds s to the registry. An empty name, a missing request graph
+// or a name registered twice is an error.
+func Register(s Spec) error {
+	if s.Name == "" {
 		return fmt.Errorf("harness: register: empty name")
+	}
+	if s.Request == nil {
+		return fmt.Errorf("harness: register %q: no request graph", s.Name)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if _, dup := registry[h.Name]; dup {
-		return fmt.Errorf("harness: register %q: already registered", h.Name)
+	if _, dup := registry[s.Name]; dup {
+		return fmt.Errorf("harness: register %q: already registered", s.Name)
 	}
-	registry[h.Name] = h
+	registry[s.Name] = s
 	return nil
 }
 
-// MustRegister is Register for package init functions; a duplicate name is a
+// MustRegister is Register for package init functions; a bad spec is a
 // programming error.
-func MustRegister(h Harness) {
-	if err := Register(h); err != nil {
+func MustRegister(s Spec) {
+	if err := Register(s); err != nil {
 		panic(err)
 	}
 }
 
 // Lookup returns the harness called name ("" means native).
-func Lookup(name string) (Harness, bool) {
+func Lookup(name string) (Spec, bool) {
 	if name == "" {
 		name = NativeName
 	}
 	mu.RLock()
 	defer mu.RUnlock()
-	h, ok := registry[name]
-	return h, ok
+	s, ok := registry[name]
+	return s, ok
 }
 
 // All returns every registered harness, sorted by name.
-func All() []Harness {
+func All() []Spec {
 	mu.RLock()
 	defer mu.RUnlock()
-	out := make([]Harness, 0, len(registry))
-	for _, h := range registry {
-		out = append(out, h)
+	out := make([]Spec, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// RouteWires lists the wires on which a harness config name has a route
+// (SPEC §D), whichever harness serves it.
+func RouteWires(name string) []Wire {
+	var ws []Wire
+	for _, w := range Wires {
+		if _, err := Resolve(w, name); err == nil {
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
+// Parse runs reply through the text parser of the harness called name.
+func Parse(_ context.Context, name, reply, variant string) (any, error) {
+	s, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("harness: unknown harness %q", name)
+	}
+	if s.Parse == nil {
+		return nil, fmt.Errorf("harness: %s has no text-protocol parser", name)
+	}
+	return s.Parse(reply, variant)
+}
+
+// toolKinds returns kinds, never nil.
+func toolKinds(kinds protocol.ToolKinds) protocol.ToolKinds {
+	if kinds == nil {
+		return protocol.ToolKinds{}
+	}
+	return kinds
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -207,6 +208,7 @@ type recorder struct {
 	mu      sync.Mutex
 	bodies  []string
 	paths   []string
+	queries []string
 	headers []http.Header
 }
 
@@ -215,6 +217,7 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.mu.Lock()
 	rec.bodies = append(rec.bodies, string(body))
 	rec.paths = append(rec.paths, r.URL.Path)
+	rec.queries = append(rec.queries, r.URL.RawQuery)
 	rec.headers = append(rec.headers, r.Header.Clone())
 	rec.mu.Unlock()
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -230,6 +233,13 @@ func (rec *recorder) last(t *testing.T) (string, string, http.Header) {
 	}
 	n := len(rec.bodies) - 1
 	return rec.paths[n], rec.bodies[n], rec.headers[n]
+}
+
+// all returns the bodies, raw queries and headers of every request, in order.
+func (rec *recorder) all() (bodies, queries []string, headers []http.Header) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(rec.bodies), slices.Clone(rec.queries), slices.Clone(rec.headers)
 }
 
 func (rec *recorder) requests() int {

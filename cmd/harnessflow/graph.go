@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/pipeline"
 )
 
 func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -16,9 +17,12 @@ func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	direction := fs.String("direction", "response", "request or response")
 	wireName := fs.String("wire", "chat", "upstream wire: chat, messages or responses")
 	format := fs.String("format", "text", "text, mermaid or dot")
+	var layer layerFlags
+	layer.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: harnessflow graph NAME [--direction request|response] [--wire chat|messages|responses] [--format text|mermaid|dot]")
 		fmt.Fprintln(stderr, "NAME is a harness name (see 'harnessflow harnesses'); \"native\" is the no-harness translation.")
+		fmt.Fprintln(stderr, "The graph is the one the proxy runs for NAME on that wire (the route may be served by native).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(reorder(fs, args)); err != nil {
@@ -28,34 +32,30 @@ func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		fs.Usage()
 		return exitUsage
 	}
-	h, ok := harness.Lookup(fs.Arg(0))
-	if !ok {
-		return fail(stderr, "graph", exitUsage, "unknown harness %q (known: %s)", fs.Arg(0), strings.Join(harnessNames(), ", "))
+	name := fs.Arg(0)
+	if _, ok := harness.Lookup(name); !ok {
+		return fail(stderr, "graph", exitUsage, "unknown harness %q (known: %s)", name, strings.Join(harnessNames(), ", "))
 	}
 	wire, err := harness.ParseWire(*wireName)
 	if err != nil {
 		return fail(stderr, "graph", exitUsage, "%v", err)
 	}
-	var g interface{ Format(string) (string, error) }
+	cfg, err := layer.config(wire, "")
+	if err != nil {
+		return fail(stderr, "graph", exitUsage, "%v", err)
+	}
+	turn, err := harness.Prepare(cfg, name, nil, nil)
+	if err != nil {
+		return fail(stderr, "graph", exitUsage, "%v", err)
+	}
+	var g *pipeline.Graph
 	switch *direction {
 	case "response":
-		if h.ResponseGraph == nil {
-			return fail(stderr, "graph", exitUsage, "harness %s has no response graph", h.Name)
-		}
-		rg, err := h.ResponseGraph(wire, harness.ResponseOptions{})
-		if err != nil {
+		if g, err = turn.ResponseGraph(harness.ResponseOptions{}); err != nil {
 			return fail(stderr, "graph", exitUsage, "%v", err)
 		}
-		g = rg
 	case "request":
-		if h.RequestGraph == nil {
-			return fail(stderr, "graph", exitUsage, "harness %s has no request graph", h.Name)
-		}
-		rg, err := h.RequestGraph(wire)
-		if err != nil {
-			return fail(stderr, "graph", exitUsage, "%v", err)
-		}
-		g = rg
+		g = turn.RequestGraph
 	default:
 		return fail(stderr, "graph", exitUsage, "unknown direction %q (want request or response)", *direction)
 	}

@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	_ "github.com/harnessflow/harnessflow/harness/native" // registers "native"
+	_ "github.com/harnessflow/harnessflow/harness/all" // registers every harness
 )
 
 // command is one subcommand of the CLI.
@@ -27,6 +27,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"translate":     {"upstream stream (SSE or unary JSON) → engine events as JSON Lines", runTranslate},
 		"shape":         {"engine Responses request → the upstream request a harness sends", runShape},
+		"parse":         {"one model reply → the action a text-protocol harness extracts", runParse},
 		"graph":         {"show a harness's stage graph as text, Mermaid or DOT", runGraph},
 		"harnesses":     {"list the registered harnesses and the wires each supports", runHarnesses},
 		"serve":         {"run the proxy: Responses API for clients such as Codex CLI, any upstream wire", runServe},

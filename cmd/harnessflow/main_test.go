@@ -97,7 +97,7 @@ func TestTranslateStdinAndErrors(t *testing.T) {
 		{"translate", "x.sse"},                             // no --wire
 		{"translate", "--wire", "smoke", "x.sse"},          // bad wire
 		{"translate", "--wire", "chat", "--mode", "turbo"}, // bad mode
-		{"translate", "--wire", "chat", "--harness", "nope"},
+		{"translate", "--wire", "messages", "--harness", "minimal"}, // no route
 		{"translate", "--wire", "chat", "does-not-exist.sse"},
 	} {
 		if code, _, errOut := cli(t, "", args...); code != exitUsage || errOut == "" {
@@ -121,9 +121,14 @@ func TestGraphAndHarnesses(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "request.history") {
 		t.Fatalf("request graph: %d %q", code, out)
 	}
-	code, out, _ = cli(t, "", "graph", "native", "--wire", "messages")
-	if code != exitOK || !strings.Contains(out, "anthropic.accumulate") {
-		t.Fatalf("messages graph: %d %q", code, out)
+	// The graph is the one of the route: native has none on messages.
+	code, _, errOut := cli(t, "", "graph", "native", "--wire", "messages")
+	if code != exitUsage || !strings.Contains(errOut, `wire_api = "messages" requires a harness-native transport`) {
+		t.Fatalf("messages graph: %d %q", code, errOut)
+	}
+	code, out, _ = cli(t, "", "graph", "minimal", "--direction", "request")
+	if code != exitOK || !strings.Contains(out, "request.history") {
+		t.Fatalf("minimal request graph: %d %q", code, out)
 	}
 	for _, args := range [][]string{
 		{"graph"},

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harnessflow/harnessflow/harness"
 )
 
 const shapeRequestJSON = `{
@@ -91,7 +90,7 @@ func TestShapeBadInput(t *testing.T) {
 	dir := t.TempDir()
 	malformed := writeFile(t, "bad.json", "{\n  \"model\": \"m\",\n  \"input\": [}\n")
 	notObject := writeFile(t, "array.json", `[1,2]`)
-	badItem := writeFile(t, "item.json", `{"model":"m","input":[{"role":"user"}]}`)
+	badItem := writeFile(t, "item.json", `{"model":"m","input":[{"content":"hi"}]}`)
 	badTool := writeFile(t, "tool.json", `{"model":"m","input":[],"tools":[{"type":"function","parameters":{}}]}`)
 	good := writeFile(t, "good.json", shapeRequestJSON)
 	for name, c := range map[string]struct {
@@ -140,25 +139,12 @@ func TestShapeBadInput(t *testing.T) {
 
 func TestLoadRequest(t *testing.T) {
 	good := writeFile(t, "good.json", shapeRequestJSON)
-	h := mustHarness(t, "native")
-	req, kinds, err := loadRequest(good, h, "chat")
-	if err != nil || req.Model != "m" || kinds["mcp_demo_lookup"].Kind != "namespaced_function" {
-		t.Errorf("chat: %+v %v %v", req, kinds, err)
+	req, err := loadRequest(good)
+	if err != nil || req.Model != "m" {
+		t.Errorf("good: %+v %v", req, err)
 	}
-	_, kinds, err = loadRequest(good, h, "messages")
-	if err != nil || len(kinds) != 0 {
-		t.Errorf("messages: %v %v", kinds, err)
-	}
-	if _, _, err := loadRequest(writeFile(t, "bad.json", "{"), h, "chat"); err == nil || !strings.Contains(err.Error(), "--request") {
+	if _, err := loadRequest(writeFile(t, "bad.json", "{")); err == nil || !strings.Contains(err.Error(), "--request") {
 		t.Errorf("bad file: %v", err)
 	}
 }
 
-func mustHarness(t *testing.T, name string) harness.Harness {
-	t.Helper()
-	h, ok := harness.Lookup(name)
-	if !ok {
-		t.Fatalf("no harness %q", name)
-	}
-	return h
-}

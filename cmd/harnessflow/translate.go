@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/pipeline"
@@ -22,6 +21,9 @@ func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	unary := fs.Bool("unary", false, "the input is one non-streaming JSON response, not SSE")
 	modeName := fs.String("mode", "fused", "execution mode: fused or async")
 	maxEvent := fs.Int("max-event-bytes", 0, "cap on one SSE line or event (default 32 MiB)")
+	upstream := fs.String("upstream", "", "the upstream's base `URL`, as given to serve (chooses the provider quirks)")
+	var layer layerFlags
+	layer.register(fs)
 	var ext extensionFlags
 	ext.register(fs)
 	fs.Usage = func() {
@@ -45,24 +47,38 @@ func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if err != nil {
 		return fail(stderr, "translate", exitUsage, "--mode: %v", err)
 	}
-	h, ok := harness.Lookup(*harnessName)
-	if !ok {
-		return fail(stderr, "translate", exitUsage, "unknown harness %q (known: %s)", *harnessName, strings.Join(harnessNames(), ", "))
+	cfg, err := layer.config(wire, *upstream)
+	if err != nil {
+		return fail(stderr, "translate", exitUsage, "%v", err)
 	}
-	if h.ResponseGraph == nil {
-		return fail(stderr, "translate", exitUsage, "harness %s has no response graph", h.Name)
-	}
-	opts := harness.ResponseOptions{Unary: *unary, MaxEventBytes: *maxEvent}
-	if *requestFile != "" {
-		req, kinds, err := loadRequest(*requestFile, h, wire)
+	// With --harness or --request the stream is translated by the graph
+	// the proxy would run for the same request on the same route; without
+	// either, by the wire's protocol layer alone.
+	var turn *harness.Turn
+	var g *pipeline.Graph
+	switch {
+	case *harnessName == "" && *requestFile == "":
+		if g, err = harness.ProtocolGraph(wire, harness.ResponseOptions{Unary: *unary, MaxEventBytes: *maxEvent}); err != nil {
+			return fail(stderr, "translate", exitUsage, "%v", err)
+		}
+	case *requestFile != "":
+		req, err := loadRequest(*requestFile)
 		if err != nil {
 			return fail(stderr, "translate", exitUsage, "%v", err)
 		}
-		opts.Request, opts.ToolKinds = req, kinds
+		turn, err = harness.Plan(ctx, cfg, *harnessName, req, nil)
+		if err != nil {
+			return fail(stderr, "translate", exitUsage, "--request %s: %v", *requestFile, err)
+		}
+	default:
+		if turn, err = harness.Prepare(cfg, *harnessName, nil, nil); err != nil {
+			return fail(stderr, "translate", exitUsage, "%v", err)
+		}
 	}
-	g, err := h.ResponseGraph(wire, opts)
-	if err != nil {
-		return fail(stderr, "translate", exitUsage, "%v", err)
+	if turn != nil {
+		if g, err = turn.ResponseGraph(harness.ResponseOptions{Unary: *unary, MaxEventBytes: *maxEvent}); err != nil {
+			return fail(stderr, "translate", exitUsage, "%v", err)
+		}
 	}
 	g, closeExt, err := ext.apply(g, string(wire), stderr)
 	if err != nil {

@@ -1,7 +1,9 @@
 // Package native registers the no-harness translation under the name
 // "native": on the chat wire the engine request is converted with the native
-// chat conversion (SPEC §B.2, stages/request), on the responses wire it goes
-// upstream as it is. The messages wire has no native route (SPEC §D).
+// chat conversion (SPEC §B.2, stages/request) — with the provider quirks of
+// the upstream and stream_options.include_usage on streaming bodies, so the
+// usage comes back — and on the responses wire it goes upstream as it is.
+// The messages wire has no native route (SPEC §D).
 //
 // Import it for its side effect:
 //
@@ -16,23 +18,25 @@ import (
 	"github.com/harnessflow/harnessflow/stages/request"
 )
 
-func init() { harness.MustRegister(Harness()) }
+func init() { harness.MustRegister(Spec()) }
 
-// Harness returns the native harness description (the value registered as
-// "native").
-func Harness() harness.Harness {
-	return harness.Harness{
-		Name:          harness.NativeName,
-		Description:   "no emulation: Responses → Chat Completions conversion, or the Responses request as it is",
-		Wires:         []harness.Wire{harness.WireChat, harness.WireResponses},
-		RequestGraph:  func(w harness.Wire) (*pipeline.Graph, error) { return RequestGraph(w, request.Options{}) },
-		ResponseGraph: harness.ProtocolGraph,
+// Spec returns the native harness (the value registered as "native").
+func Spec() harness.Spec {
+	return harness.Spec{
+		Name:        harness.NativeName,
+		Description: "no emulation: Responses → Chat Completions conversion, or the Responses request as it is",
+		Wires:       []harness.Wire{harness.WireResponses, harness.WireChat},
+		Request: func(env *harness.Env) (*pipeline.Graph, error) {
+			opts := env.RequestOptions()
+			opts.ReasoningControl = request.ReasoningDefault // SPEC §B.2 sends no reasoning switch
+			opts.IncludeUsage = true
+			return RequestGraph(env.Wire, opts)
+		},
 	}
 }
 
 // RequestGraph returns the native request graph of a wire, its stages
-// configured by opts (provider quirks, model capabilities). The registered
-// harness uses zero Options.
+// configured by opts (provider quirks, model capabilities).
 func RequestGraph(w harness.Wire, opts request.Options) (*pipeline.Graph, error) {
 	switch w {
 	case harness.WireChat:

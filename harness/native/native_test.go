@@ -21,26 +21,30 @@ func TestRegistered(t *testing.T) {
 		if !ok || h.Name != "native" {
 			t.Fatalf("Lookup(%q) = %+v, %v", name, h, ok)
 		}
-		if !slices.Equal(h.Wires, []harness.Wire{harness.WireChat, harness.WireResponses}) || h.RequestGraph == nil || h.ResponseGraph == nil {
+		if !slices.Equal(h.Wires, []harness.Wire{harness.WireResponses, harness.WireChat}) || h.Request == nil || h.Post != nil {
 			t.Errorf("harness %+v", h)
 		}
 	}
 }
 
 func TestRequestGraphs(t *testing.T) {
-	h, _ := harness.Lookup(harness.NativeName)
-	req := &protocol.ResponsesRequest{Model: "m", Instructions: "sys", Input: protocol.Items{protocol.UserMessage("hi")}}
+	req := &protocol.ResponsesRequest{Model: "m", Instructions: "sys", Input: protocol.Items{protocol.UserMessage("hi")}, Stream: true}
 	for wire, path := range map[harness.Wire]string{harness.WireChat: "/chat/completions", harness.WireResponses: "/responses"} {
-		g, err := h.RequestGraph(wire)
-		if err != nil {
-			t.Fatalf("%s: %v", wire, err)
+		turn, err := harness.Plan(context.Background(), harness.Config{Wire: wire}, harness.NativeName, req, nil)
+		if err != nil || turn.Shaped.Path != path {
+			t.Fatalf("%s: %+v %v", wire, turn, err)
 		}
-		out, err := request.Shape(context.Background(), g, req)
-		if err != nil || out.Path != path {
-			t.Errorf("%s: %+v %v", wire, out, err)
+		// The registered harness asks streaming chat bodies for usage.
+		if wire == harness.WireChat && !strings.Contains(string(turn.Shaped.Body), `"stream_options":{"include_usage":true}`) {
+			t.Errorf("chat body without include_usage: %s", turn.Shaped.Body)
 		}
 	}
-	_, err := h.RequestGraph(harness.WireMessages)
+	// Provider quirks come from the configured base URL on every chat route.
+	turn, err := harness.Plan(context.Background(), harness.Config{BaseURL: "https://openrouter.ai/api/v1"}, "", req, nil)
+	if err != nil || !strings.Contains(string(turn.Shaped.Body), `"max_tokens":1024`) {
+		t.Errorf("quirks not applied: %+v %v", turn, err)
+	}
+	_, err = RequestGraph(harness.WireMessages, request.Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), `wire_api = "messages" requires a harness-native transport;`) {
 		t.Errorf("messages: %v", err)
 	}

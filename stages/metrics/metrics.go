@@ -50,11 +50,15 @@ type Metrics struct {
 	other     map[protocol.EventType]uint64 // events of unknown types
 	failures  map[string]uint64             // failed events by error kind
 	runErrors map[string]uint64             // fatal run errors by stage
+	titles    map[string]uint64             // title requests by outcome
+	followups map[string]uint64             // proxy follow-up rounds by harness
+	unbridged map[[2]string]uint64          // unbridged native tool calls by (harness, tool)
 }
 
 // New returns empty Metrics.
 func New() *Metrics {
-	return &Metrics{other: map[protocol.EventType]uint64{}, failures: map[string]uint64{}, runErrors: map[string]uint64{}}
+	return &Metrics{other: map[protocol.EventType]uint64{}, failures: map[string]uint64{}, runErrors: map[string]uint64{},
+		titles: map[string]uint64{}, followups: map[string]uint64{}, unbridged: map[[2]string]uint64{}}
 }
 
 var knownTypes = [...]protocol.EventType{
@@ -167,6 +171,38 @@ func (m *Metrics) RunError(err error) {
 	m.mu.Unlock()
 }
 
+// Title request outcomes (TitleRequest).
+const (
+	TitleOK     = "ok"
+	TitleFailed = "failed"
+)
+
+// TitleRequest counts one title request the proxy sent before a turn's main
+// request, by outcome (TitleOK or TitleFailed).
+func (m *Metrics) TitleRequest(outcome string) {
+	m.mu.Lock()
+	m.titles[outcome]++
+	m.mu.Unlock()
+}
+
+// FollowupRound counts one follow-up round the proxy ran itself (the
+// upstream asked again with a harness's follow-up message appended), by
+// harness.
+func (m *Metrics) FollowupRound(harness string) {
+	m.mu.Lock()
+	m.followups[harness]++
+	m.mu.Unlock()
+}
+
+// UnbridgedCall counts a call to a harness-native tool that reached the
+// client under its own name because the harness's bridge has no entry for
+// it.
+func (m *Metrics) UnbridgedCall(harness, tool string) {
+	m.mu.Lock()
+	m.unbridged[[2]string{harness, tool}]++
+	m.mu.Unlock()
+}
+
 // Node returns the per-stream counting node (Name): a pass-through
 // Stage[protocol.ResponseEvent, protocol.ResponseEvent] counting events by
 // type, delta bytes, and streams by outcome (completed, failed with the
@@ -253,6 +289,9 @@ type Snapshot struct {
 	Unended    uint64                        // streams whose input ended without either
 	Failures   map[string]uint64             // failed streams by error kind
 	RunErrors  map[string]uint64             // fatal run errors by stage
+	Titles     map[string]uint64             // title requests by outcome
+	Followups  map[string]uint64             // proxy follow-up rounds by harness
+	Unbridged  map[[2]string]uint64          // unbridged tool calls by (harness, tool)
 }
 
 // Snapshot returns the current totals.
@@ -289,6 +328,9 @@ func (m *Metrics) Snapshot() Snapshot {
 	maps.Copy(s.Events, m.other)
 	s.Failures = maps.Clone(m.failures)
 	s.RunErrors = maps.Clone(m.runErrors)
+	s.Titles = maps.Clone(m.titles)
+	s.Followups = maps.Clone(m.followups)
+	s.Unbridged = maps.Clone(m.unbridged)
 	m.mu.Unlock()
 	return s
 }
@@ -333,6 +375,19 @@ func (m *Metrics) WritePrometheus(w io.Writer) error {
 		map[string]uint64{"completed": s.Completed, "failed": s.Failed, "no_terminal_event": s.Unended})
 	labelled("harnessflow_stream_failures_total", "Failed response streams by error kind.", "kind", s.Failures)
 	labelled("harnessflow_run_errors_total", "Runs stopped by a fatal error, by stage.", "stage", s.RunErrors)
+	labelled("harnessflow_title_requests_total", "Title requests sent before a turn's main request, by outcome.", "outcome", s.Titles)
+	labelled("harnessflow_followup_rounds_total", "Follow-up rounds the proxy ran itself (--followups proxy), by harness.", "harness", s.Followups)
+	family("harnessflow_unbridged_tool_calls_total", "Calls to harness-native tools sent to the client without a bridge, by harness and tool.")
+	keys := slices.Collect(maps.Keys(s.Unbridged))
+	slices.SortFunc(keys, func(a, b [2]string) int {
+		if c := strings.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(a[1], b[1])
+	})
+	for _, k := range keys {
+		fmt.Fprintf(bw, "harnessflow_unbridged_tool_calls_total{harness=\"%s\",tool=\"%s\"} %d\n", escape(k[0]), escape(k[1]), s.Unbridged[k])
+	}
 	return bw.Flush()
 }
 

@@ -57,10 +57,13 @@ func ApplyOptions(opts Options) pipeline.Stage[*Shaping, *Shaping] {
 		}
 		b.ServiceTier = req.ServiceTier
 		b.Store = ptr(req.Store)
+		if opts.IncludeUsage && req.Stream && len(b.StreamOptions) == 0 {
+			b.StreamOptions = includeUsage
+		}
 
 		effort := ""
 		if req.Reasoning != nil {
-			effort = strings.ToLower(strings.TrimSpace(req.Reasoning.Effort))
+			effort = normalizeEffort(req.Reasoning.Effort)
 		}
 		toggle := opts.ReasoningControl == ReasoningThinkingToggle
 		if toggle {
@@ -102,7 +105,10 @@ func ChatEffort(effort string) string {
 	}
 }
 
-var autoChoice = json.RawMessage(`"auto"`)
+var (
+	autoChoice   = json.RawMessage(`"auto"`)
+	includeUsage = json.RawMessage(`{"include_usage":true}`)
+)
 
 // chatToolChoice converts a Responses tool_choice to the chat wire's.
 func chatToolChoice(s *Shaping, raw json.RawMessage, log *slog.Logger) json.RawMessage {
@@ -140,3 +146,6 @@ func chatToolChoice(s *Shaping, raw json.RawMessage, log *slog.Logger) json.RawM
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// normalizeEffort lowercases and trims a reasoning effort.
+func normalizeEffort(e string) string { return strings.ToLower(strings.TrimSpace(e)) }

@@ -116,6 +116,10 @@ type Options struct {
 	// request's reasoning.effort (SPEC §B.5 table). The native conversion
 	// never sends it (SPEC §B.2): real chat endpoints reject it next to tools.
 	SendEffort bool
+	// IncludeUsage makes request.options ask a streaming body for the
+	// usage chunk (stream_options.include_usage), unless the body already
+	// says.
+	IncludeUsage bool
 	// Logger receives debug records about dropped tools; nil means
 	// slog.Default().
 	Logger *slog.Logger

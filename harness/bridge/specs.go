@@ -1,0 +1,292 @@
+package bridge
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// The specs below build the Mappings of the usual native tools. Each names
+// the JSON keys of the native tool's arguments: an empty key means the
+// conventional name given in its comment, and "-" means the native tool has
+// no such argument. Unknown arguments are ignored (claude-code's
+// run_in_background or Grep's output_mode, opencode's description, ...).
+
+// NoKey says that a native tool has no such argument.
+const NoKey = "-"
+
+func keyOr(k, def string) string {
+	if k == "" {
+		return def
+	}
+	return k
+}
+
+// get returns the key to read, or "" when the tool has none.
+func get(k, def string) string {
+	if k = keyOr(k, def); k == NoKey {
+		return ""
+	}
+	return k
+}
+
+func (a args) need(k string) (string, error) {
+	s, err := a.str(k)
+	if err == nil && s == "" {
+		err = errors.New(k + ": missing")
+	}
+	return s, err
+}
+
+// ShellSpec maps a native shell tool (opencode's and claude-code's bash).
+type ShellSpec struct {
+	Tool    string
+	Command string // "command": a string (a script) or an array (argv)
+	Workdir string // "workdir"
+	Timeout string // "timeout", in TimeoutUnit
+	// TimeoutUnit is the unit of Timeout; 0 is milliseconds.
+	TimeoutUnit time.Duration
+	// Plain marks the mapping Plain (no bridge comment; the tool plain
+	// commands reverse to).
+	Plain bool
+}
+
+// Mapping returns the mapping. Reverse builds {Command: CMD, Workdir: DIR};
+// without a Workdir key the directory becomes a leading "cd DIR && ".
+func (s ShellSpec) Mapping() Mapping {
+	cmdKey, wdKey, toKey := keyOr(s.Command, "command"), get(s.Workdir, "workdir"), get(s.Timeout, "timeout")
+	unit := s.TimeoutUnit
+	if unit <= 0 {
+		unit = time.Millisecond
+	}
+	return Mapping{
+		Tool:  s.Tool,
+		Plain: s.Plain,
+		Shell: func(raw json.RawMessage) (ShellCall, error) {
+			a, err := parseArgs(raw)
+			if err != nil {
+				return ShellCall{}, err
+			}
+			var sc ShellCall
+			if cmd, ok := a[cmdKey]; ok && !isNull(cmd) {
+				var argv []string
+				if json.Unmarshal(cmd, &argv) == nil {
+					if len(argv) == 0 {
+						return ShellCall{}, errors.New(cmdKey + ": empty")
+					}
+					sc.Argv = argv
+				}
+			}
+			if sc.Argv == nil {
+				if sc.Script, err = a.need(cmdKey); err != nil {
+					return ShellCall{}, err
+				}
+			}
+			if wdKey != "" {
+				if sc.Workdir, err = a.str(wdKey); err != nil {
+					return ShellCall{}, err
+				}
+			}
+			if toKey != "" {
+				t, err := a.int(toKey)
+				if err != nil {
+					return ShellCall{}, err
+				}
+				if t > 0 {
+					ms := float64(t) * float64(unit) / float64(time.Millisecond)
+					sc.TimeoutMS = int64(min(max(ms, 1), 1<<53))
+				}
+			}
+			return sc, nil
+		},
+		FromCommand: func(cmd, workdir string) string {
+			var o jsonObject
+			if workdir != "" && wdKey == "" {
+				cmd = "cd " + Quote(workdir) + " && " + cmd
+			}
+			o.str(cmdKey, cmd)
+			if workdir != "" && wdKey != "" {
+				o.str(wdKey, workdir)
+			}
+			return o.String()
+		},
+	}
+}
+
+// ReadSpec maps a file-reading tool to ReadCommand.
+type ReadSpec struct {
+	Tool   string
+	Path   string // "path" (required)
+	Offset string // "offset": the first line to print, 1-based
+	Limit  string // "limit": how many lines
+	// ZeroBased says Offset counts from 0.
+	ZeroBased bool
+	// DefaultLimit applies when the call gives no limit (0: all lines).
+	DefaultLimit int
+}
+
+// Mapping returns the mapping.
+func (s ReadSpec) Mapping() Mapping {
+	pathKey, offKey, limKey := keyOr(s.Path, "path"), get(s.Offset, "offset"), get(s.Limit, "limit")
+	return Mapping{Tool: s.Tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
+		a, err := parseArgs(raw)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		path, err := a.need(pathKey)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		var off, lim int64
+		if offKey != "" {
+			if off, err = a.int(offKey); err != nil {
+				return ShellCall{}, err
+			}
+			if s.ZeroBased {
+				off++
+			}
+		}
+		if limKey != "" {
+			if lim, err = a.int(limKey); err != nil {
+				return ShellCall{}, err
+			}
+		}
+		if lim <= 0 {
+			lim = int64(s.DefaultLimit)
+		}
+		return ShellCall{Script: ReadCommand(path, clampInt(off), clampInt(lim))}, nil
+	}}
+}
+
+func clampInt(v int64) int { return int(min(max(v, -1<<31), 1<<31-1)) }
+
+// WriteSpec maps a file-writing tool to WriteCommand.
+type WriteSpec struct {
+	Tool    string
+	Path    string // "path" (required)
+	Content string // "content" (absent means empty)
+}
+
+// Mapping returns the mapping.
+func (s WriteSpec) Mapping() Mapping {
+	pathKey, contentKey := keyOr(s.Path, "path"), keyOr(s.Content, "content")
+	return Mapping{Tool: s.Tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
+		a, err := parseArgs(raw)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		path, err := a.need(pathKey)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		content, err := a.str(contentKey)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		return ShellCall{Script: WriteCommand(path, content)}, nil
+	}}
+}
+
+// EditSpec maps a string-replacement tool to EditCommand.
+type EditSpec struct {
+	Tool       string
+	Path       string // "path" (required)
+	Old        string // "old_string"
+	New        string // "new_string"
+	ReplaceAll string // "replace_all"
+}
+
+// Mapping returns the mapping.
+func (s EditSpec) Mapping() Mapping {
+	pathKey, oldKey, newKey := keyOr(s.Path, "path"), keyOr(s.Old, "old_string"), keyOr(s.New, "new_string")
+	allKey := get(s.ReplaceAll, "replace_all")
+	return Mapping{Tool: s.Tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
+		a, err := parseArgs(raw)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		path, err := a.need(pathKey)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		oldS, err := a.str(oldKey)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		newS, err := a.str(newKey)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		all := false
+		if allKey != "" {
+			if all, err = a.bool(allKey); err != nil {
+				return ShellCall{}, err
+			}
+		}
+		return ShellCall{Script: EditCommand(path, oldS, newS, all)}, nil
+	}}
+}
+
+// GlobSpec maps a file-pattern tool to GlobCommand.
+type GlobSpec struct {
+	Tool    string
+	Pattern string // "pattern" (required)
+	Path    string // "path" (default ".")
+}
+
+// Mapping returns the mapping.
+func (s GlobSpec) Mapping() Mapping {
+	patKey, pathKey := keyOr(s.Pattern, "pattern"), get(s.Path, "path")
+	return Mapping{Tool: s.Tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
+		a, err := parseArgs(raw)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		pat, err := a.need(patKey)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		var path string
+		if pathKey != "" {
+			if path, err = a.str(pathKey); err != nil {
+				return ShellCall{}, err
+			}
+		}
+		return ShellCall{Script: GlobCommand(pat, path)}, nil
+	}}
+}
+
+// GrepSpec maps a content-search tool to GrepCommand.
+type GrepSpec struct {
+	Tool    string
+	Pattern string // "pattern" (required)
+	Path    string // "path" (default ".")
+	Include string // "include": a file-name glob (claude-code calls it "glob")
+}
+
+// Mapping returns the mapping.
+func (s GrepSpec) Mapping() Mapping {
+	patKey, pathKey, incKey := keyOr(s.Pattern, "pattern"), get(s.Path, "path"), get(s.Include, "include")
+	return Mapping{Tool: s.Tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
+		a, err := parseArgs(raw)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		pat, err := a.need(patKey)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		var path, inc string
+		if pathKey != "" {
+			if path, err = a.str(pathKey); err != nil {
+				return ShellCall{}, err
+			}
+		}
+		if incKey != "" {
+			if inc, err = a.str(incKey); err != nil {
+				return ShellCall{}, err
+			}
+		}
+		return ShellCall{Script: GrepCommand(pat, path, inc)}, nil
+	}}
+}

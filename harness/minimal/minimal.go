@@ -1,0 +1,120 @@
+// Package minimal registers the "minimal" harness (SPEC §B.4): the smallest
+// agent that still works — its own short system prompt (prompts/minimal),
+// the client's function tools, and a history flattened the minimal way:
+//
+//   - an assistant text is sent at once, with the reasoning before it;
+//     texts that arrive while tool calls are pending join their content
+//     with a newline;
+//   - contextual user fragments (the environment block, AGENTS.md
+//     instructions, …) are left out; developer messages become user
+//     messages;
+//   - a call with no output is still sent, unanswered (no "aborted"
+//     synthesis, no deferral);
+//   - a local_shell_call is shown as a call of "bash" with
+//     {"command":[…],"timeout":seconds|null};
+//   - images keep their detail; audio, video and encrypted content become
+//     placeholder texts; a tool output of content items becomes content
+//     parts.
+//
+// The body is {"model","messages","stream":true,
+// "stream_options":{"include_usage":true},"tools","thinking"?}; thinking is
+// sent for models with a thinking toggle: disabled for the effort "none",
+// enabled otherwise. Provider quirks of the upstream apply. The response
+// direction is the protocol layer alone: the model calls the client's tools
+// directly.
+package minimal
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/request"
+	"github.com/harnessflow/harnessflow/wire/chat"
+)
+
+func init() { harness.MustRegister(Spec()) }
+
+// Spec returns the minimal harness.
+func Spec() harness.Spec {
+	return harness.Spec{
+		Name:        harness.NameMinimal,
+		Description: "a short system prompt of our own, the client's function tools, minimal flattening",
+		Wires:       []harness.Wire{harness.WireChat},
+		Request:     RequestGraph,
+	}
+}
+
+// Policy is the minimal harness's flatten policy.
+var Policy = request.FlattenPolicy{
+	Text:                  request.TextImmediate,
+	TextJoin:              "\n",
+	Unanswered:            request.UnansweredKeep,
+	Developer:             request.DeveloperAsUser,
+	SkipContextual:        true,
+	BlankCallContent:      true,
+	DropTrailingReasoning: true,
+	CallName:              func(_, name string) string { return name },
+	LocalShellName:        "bash",
+	LocalShellArguments:   bashArguments,
+}
+
+// Style is the minimal harness's chat rendering.
+var Style = request.ChatStyle{ImageDetail: true, AudioText: request.OmittedAudio, OutputParts: true}
+
+// RequestGraph returns the minimal request graph for env.Wire (chat only):
+// request.system → request.tools → request.history → request.options →
+// request.provider → request.encode.
+func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
+	if env.Wire != harness.WireChat {
+		return nil, fmt.Errorf("minimal: no request graph for wire %q", env.Wire)
+	}
+	system, err := env.Prompts.Render(harness.NameMinimal, "system", nil)
+	if err != nil {
+		return nil, err
+	}
+	system = strings.TrimRight(system, "\n")
+	opts := env.RequestOptions()
+	toggle := opts.ReasoningControl == request.ReasoningThinkingToggle
+	return pipeline.New("request.minimal",
+		request.FixedSystemNode(system),
+		request.FunctionToolsNode(),
+		request.HistoryNode(opts, &Policy),
+		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {
+			b := &s.Body
+			b.Model = s.Request.Model
+			b.Stream = ptr(true)
+			b.StreamOptions = []byte(`{"include_usage":true}`)
+			if toggle {
+				b.Thinking = request.ThinkingSwitch(s.Request)
+			}
+			return nil
+		}), pipeline.Describe("model, stream with usage, thinking for thinking-toggle models")),
+		request.ProviderNode(opts),
+		request.ChatEncodeNode(Style),
+	)
+}
+
+// bashArguments renders a local_shell_call as minimal's bash call:
+// {"command":[…],"timeout":seconds|null}.
+func bashArguments(a *protocol.LocalShellAction) string {
+	b := []byte(`{"command":[`)
+	for i, c := range a.Command {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = chat.AppendString(b, c)
+	}
+	b = append(b, `],"timeout":`...)
+	if a.TimeoutMS == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendUint(b, *a.TimeoutMS/1000, 10)
+	}
+	return string(append(b, '}'))
+}
+
+func ptr[T any](v T) *T { return &v }

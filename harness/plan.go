@@ -1,0 +1,170 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/harnessflow/harnessflow/harness/bridge"
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/prompts"
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/request"
+)
+
+// Config is what a deployment decides for every turn: the upstream, the
+// model table, the prompt pack, the clock. The zero value works: chat wire,
+// built-in models, embedded prompts, the wall clock.
+type Config struct {
+	// Wire is the upstream wire; "" means chat.
+	Wire Wire
+	// BaseURL is the upstream's base URL (provider quirks).
+	BaseURL string
+	// Models gives model capabilities; nil means the built-in table.
+	Models *ModelTable
+	// Prompts is the prompt pack; nil means the embedded one.
+	Prompts *prompts.Pack
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives debug records; nil means slog.Default().
+	Logger *slog.Logger
+	// Unbridged, when set, is told of every call to a harness-native tool
+	// that reaches the client without a bridge (for metrics).
+	Unbridged func(harness, tool string)
+}
+
+func (c Config) wire() Wire {
+	if c.Wire == "" {
+		return WireChat
+	}
+	return c.Wire
+}
+
+// Turn is one planned exchange: how it is routed, the env it was shaped in,
+// the request graph and — after [Plan] — the shaped upstream request.
+type Turn struct {
+	// Route is how (wire, harness) is served.
+	Route Route
+	// Spec is the harness that serves the route.
+	Spec Spec
+	// Env is the turn's environment.
+	Env *Env
+	// RequestGraph is the request-direction graph of the turn.
+	RequestGraph *pipeline.Graph
+	// Shaped is the upstream request (set by Plan).
+	Shaped request.Shaped
+
+	unbridged func(harness, tool string)
+}
+
+// Prepare routes the pair (cfg.Wire, harness name), finds the harness that
+// serves the route, builds the turn's env from req and the client's headers
+// (hdr may be nil) and the request graph — everything but running it.
+func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.Header) (*Turn, error) {
+	if req == nil {
+		req = &protocol.ResponsesRequest{}
+	}
+	wire := cfg.wire()
+	route, err := Resolve(wire, name)
+	if err != nil {
+		return nil, err
+	}
+	spec, ok := Lookup(route.Harness)
+	if !ok {
+		return nil, fmt.Errorf("harness %q (route %s) is not available in this build", route.Harness, route)
+	}
+	now := time.Now
+	if cfg.Now != nil {
+		now = cfg.Now
+	}
+	pack := cfg.Prompts
+	if pack == nil {
+		pack = prompts.Default()
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	t := now()
+	env := &Env{
+		Route:           route,
+		Wire:            wire,
+		BaseURL:         cfg.BaseURL,
+		Model:           cfg.Models.Lookup(req.Model),
+		Prompts:         pack,
+		Now:             t,
+		Workspace:       ParseWorkspace(req.Input, Workspace{Date: t.Format(time.DateOnly)}),
+		ConversationKey: conversationKey(req, hdr),
+		Client:          bridge.DetectShell(req.Tools),
+		Request:         req,
+		Logger:          log,
+	}
+	g, err := spec.Request(env)
+	if err != nil {
+		return nil, fmt.Errorf("harness %s: request graph: %w", spec.Name, err)
+	}
+	return &Turn{Route: route, Spec: spec, Env: env, RequestGraph: g, unbridged: cfg.Unbridged}, nil
+}
+
+// Plan prepares the turn and shapes the upstream request: Turn.Shaped is
+// exactly what the proxy sends.
+func Plan(ctx context.Context, cfg Config, name string, req *protocol.ResponsesRequest, hdr http.Header) (*Turn, error) {
+	t, err := Prepare(cfg, name, req, hdr)
+	if err != nil {
+		return nil, err
+	}
+	t.Shaped, err = request.Shape(ctx, t.RequestGraph, t.Env.Request)
+	if err != nil {
+		return nil, err
+	}
+	t.Shaped.ToolKinds = toolKinds(t.Shaped.ToolKinds)
+	return t, nil
+}
+
+// ResponseGraph builds the response-direction graph of the turn: the
+// protocol layer of the wire (with the turn's ToolKinds and request), then
+// the harness's harness.post node, then harness.bridge when the harness has
+// a post node or a bridge table.
+func (t *Turn) ResponseGraph(opts ResponseOptions) (*pipeline.Graph, error) {
+	if opts.ToolKinds == nil {
+		opts.ToolKinds = t.Shaped.ToolKinds
+	}
+	if opts.Request == nil {
+		opts.Request = t.Env.Request
+	}
+	g, err := ProtocolGraph(t.Env.Wire, opts)
+	if err != nil {
+		return nil, err
+	}
+	if t.Spec.Post != nil {
+		n, err := t.Spec.Post(t.Env)
+		if err != nil {
+			return nil, fmt.Errorf("harness %s: post node: %w", t.Spec.Name, err)
+		}
+		if g, err = g.Append(n.Renamed(NodePost)); err != nil {
+			return nil, fmt.Errorf("harness %s: %w", t.Spec.Name, err)
+		}
+	}
+	if t.Spec.Post != nil || t.Spec.Bridge != nil {
+		name := t.Spec.Name
+		opts := bridge.Options{Client: t.Env.Client, Table: t.Spec.Bridge}
+		if t.unbridged != nil {
+			opts.OnUnbridged = func(tool string) { t.unbridged(name, tool) }
+		}
+		if g, err = g.Append(bridge.Node(opts)); err != nil {
+			return nil, fmt.Errorf("harness %s: %w", t.Spec.Name, err)
+		}
+	}
+	return g.Renamed("response." + t.Spec.Name + "." + string(t.Env.Wire)), nil
+}
+
+// Unary reports whether the shaped chat body asks for one JSON answer (no
+// "stream": true), as the text-protocol harnesses' bodies do.
+func (t *Turn) Unary() bool {
+	if t.Env.Wire != WireChat {
+		return false
+	}
+	return !streams(t.Shaped.Body)
+}

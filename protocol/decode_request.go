@@ -1,0 +1,117 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// DecodeRequest decodes a Responses request body the way every entry point
+// of harnessflow reads one (the proxy, `shape`, `translate --request`). It
+// accepts the shorthand forms of the Responses API that SDK clients send
+// and Codex never does: "input" as one string (a user message), a message
+// item without "type", and a message content given as one string. A JSON
+// syntax error names its line, column and byte offset.
+func DecodeRequest(data []byte) (*ResponsesRequest, error) {
+	var raw json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := position(data, se.Offset)
+			return nil, fmt.Errorf("%d:%d (byte %d): %w", line, col, se.Offset, err)
+		}
+		return nil, err
+	}
+	raw, err := normalizeInput(raw)
+	if err != nil {
+		return nil, err
+	}
+	req := new(ResponsesRequest)
+	if err := req.UnmarshalJSON(raw); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// position converts a byte offset (the byte after the error) to a 1-based
+// line and column.
+func position(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off > 0 {
+		off-- // SyntaxError.Offset counts the bytes read, including the bad one
+	}
+	before := data[:off]
+	line = 1 + bytes.Count(before, []byte{'\n'})
+	col = int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// normalizeInput rewrites the shorthand input forms into the engine's item
+// forms. Requests without shorthand are returned unchanged.
+func normalizeInput(raw json.RawMessage) (json.RawMessage, error) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return raw, nil // not an object: the decoder says what is wrong
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, err
+	}
+	in, ok := top["input"]
+	if !ok {
+		return raw, nil
+	}
+	var text string
+	if json.Unmarshal(in, &text) == nil {
+		msg, err := json.Marshal([]map[string]any{{"type": "message", "role": "user",
+			"content": []map[string]string{{"type": ContentInputText, "text": text}}}})
+		if err != nil {
+			return nil, fmt.Errorf("input: %w", err)
+		}
+		top["input"] = msg
+		return json.Marshal(top)
+	}
+	var items []map[string]json.RawMessage
+	if json.Unmarshal(in, &items) != nil {
+		return raw, nil // not an array of objects: the decoder says what is wrong
+	}
+	changed := false
+	for _, it := range items {
+		if _, typed := it["type"]; !typed {
+			if _, role := it["role"]; !role {
+				continue
+			}
+			it["type"] = json.RawMessage(`"message"`)
+			changed = true
+		}
+		if string(it["type"]) != `"message"` {
+			continue
+		}
+		var content string
+		if json.Unmarshal(it["content"], &content) != nil {
+			continue
+		}
+		partType := ContentInputText
+		var role string
+		if json.Unmarshal(it["role"], &role) == nil && role == RoleAssistant {
+			partType = ContentOutputText
+		}
+		parts, err := json.Marshal([]map[string]string{{"type": partType, "text": content}})
+		if err != nil {
+			return nil, fmt.Errorf("input: %w", err)
+		}
+		it["content"] = parts
+		changed = true
+	}
+	if !changed {
+		return raw, nil
+	}
+	fixed, err := json.Marshal(items)
+	if err != nil {
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	top["input"] = fixed
+	return json.Marshal(top)
+}

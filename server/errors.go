@@ -1,0 +1,132 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/harnessflow/harnessflow/protocol"
+)
+
+// redactURLError drops the URL from a transport error (it may carry
+// credentials in its query) and keeps the cause.
+func redactURLError(err error) string {
+	var ue interface{ Unwrap() error }
+	if errors.As(err, &ue) {
+		if inner := ue.Unwrap(); inner != nil {
+			return inner.Error()
+		}
+	}
+	return err.Error()
+}
+
+// upstreamError answers the client with the upstream's status and an
+// OpenAI-style error body holding the upstream's message.
+func (s *Server) upstreamError(w http.ResponseWriter, resp *http.Response) int {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // a short read still gives a message
+	msg, typ, code, param := parseUpstreamError(data)
+	status := resp.StatusCode
+	if status < 400 { // a 1xx or an unfollowed 3xx: not a status to pass on
+		status, msg, typ, code, param = http.StatusBadGateway, "", "server_error", nil, nil
+	}
+	if msg == "" {
+		msg = strings.TrimSpace(string(data))
+		if msg == "" {
+			msg = http.StatusText(resp.StatusCode)
+		}
+		msg = "upstream returned HTTP " + strconv.Itoa(resp.StatusCode) + ": " + msg
+	}
+	if typ == "" {
+		typ = errorType(resp.StatusCode)
+	}
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		w.Header().Set("Retry-After", ra)
+	}
+	return writeErrorBody(w, status, typ, code, msg, param)
+}
+
+// parseUpstreamError reads the usual error bodies: OpenAI
+// {"error":{"message","type","code","param"}}, {"error":"text"}, Anthropic
+// {"type":"error","error":{"type","message"}}, {"message":"text"}.
+func parseUpstreamError(data []byte) (msg, typ string, code, param json.RawMessage) {
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(data, &body) != nil {
+		return "", "", nil, nil
+	}
+	var text string
+	if json.Unmarshal(body.Error, &text) == nil && text != "" {
+		return text, "", nil, nil
+	}
+	var obj struct {
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+		Param   json.RawMessage `json:"param"`
+	}
+	if json.Unmarshal(body.Error, &obj) == nil && obj.Message != "" {
+		return obj.Message, obj.Type, obj.Code, obj.Param
+	}
+	return body.Message, "", nil, nil
+}
+
+func errorType(status int) string {
+	switch {
+	case status == http.StatusUnauthorized:
+		return "authentication_error"
+	case status == http.StatusForbidden:
+		return "permission_error"
+	case status == http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case status >= 500:
+		return "server_error"
+	}
+	return "invalid_request_error"
+}
+
+// writeError writes an OpenAI-style error body and returns the status.
+func writeError(w http.ResponseWriter, status int, typ, code, msg string) int {
+	var c json.RawMessage
+	if code != "" {
+		c, _ = json.Marshal(code) // a string always encodes
+	}
+	return writeErrorBody(w, status, typ, c, msg, nil)
+}
+
+func writeErrorBody(w http.ResponseWriter, status int, typ string, code json.RawMessage, msg string, param json.RawMessage) int {
+	if len(code) == 0 {
+		code = json.RawMessage("null")
+	}
+	if len(param) == 0 {
+		param = json.RawMessage("null")
+	}
+	var b []byte
+	b = append(b, `{"error":{"message":`...)
+	b = protocol.AppendString(b, msg)
+	b = append(b, `,"type":`...)
+	b = protocol.AppendString(b, typ)
+	b = append(b, `,"param":`...)
+	b = append(b, compact(param)...)
+	b = append(b, `,"code":`...)
+	b = append(b, compact(code)...)
+	b = append(b, "}}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(b) // a failed write means the client went away
+	return status
+}
+
+func compact(raw json.RawMessage) []byte {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return []byte("null")
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,132 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+
+	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/sources"
+)
+
+// proxyRounds serves a turn with FollowupsProxy (DESIGN §10.4): each
+// upstream answer (a round) runs through the response graph into memory.
+// When a round ends with end_turn:false and holds follow-up user messages,
+// the round's output items — what the client would have recorded — and the
+// follow-ups are appended to the request's input, the turn is planned again
+// and the upstream asked again, at most Config.MaxFollowupRounds times. The
+// client sees one stream: the final round's events, or response.failed when
+// the last round allowed still asks for a follow-up. Nothing of a round that
+// is asked again reaches the client, and nothing outlives the request.
+func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, turn *harness.Turn) (int, string) {
+	limit := s.cfg.maxFollowupRounds()
+	for round := 0; ; round++ {
+		resp, status, outcome := s.send(ctx, w, r, x, turn)
+		if resp == nil {
+			return status, outcome
+		}
+		evs, runErr, err := s.collectRound(ctx, x, turn, s.unary(turn, resp), resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			x.err = err
+			return writeError(w, http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error()), "config_error"
+		}
+		if runErr != nil || !wantsFollowup(evs) {
+			return s.replay(ctx, w, r, x, turn, evs, runErr)
+		}
+		if round == limit {
+			msg := fmt.Sprintf("harness %s: the model still had no usable answer after %d follow-up rounds", turn.Spec.Name, limit)
+			return s.replay(ctx, w, r, x, turn, []protocol.ResponseEvent{protocol.Failed(&protocol.StreamError{
+				Kind: protocol.ErrKindUpstream, Code: "followup_limit", Message: msg})}, nil)
+		}
+		next, added := followupRequest(turn.Env.Request, evs)
+		x.rounds++
+		s.metrics.FollowupRound(turn.Spec.Name)
+		s.log.LogAttrs(ctx, slog.LevelDebug, "harnessflow follow-up round: asking the upstream again",
+			slog.String("path", r.URL.Path), slog.String("harness", turn.Spec.Name),
+			slog.Int("round", round+1), slog.Int("max_rounds", limit), slog.Int("items_appended", added))
+		if turn, err = harness.Plan(ctx, s.planConfig(), x.harness, next, r.Header); err != nil {
+			x.err = err
+			if r.Context().Err() != nil {
+				return cancelled(w), "client_closed"
+			}
+			return writeError(w, http.StatusInternalServerError, "server_error", "", "follow-up round: "+err.Error()), "config_error"
+		}
+	}
+}
+
+// collectRound runs one upstream answer through the turn's response graph
+// (with the stream extensions, without the counting node: the client's
+// stream is counted when it is replayed) and returns its events and the
+// run's error. err is a graph that could not be built.
+func (s *Server) collectRound(ctx context.Context, x *exchange, turn *harness.Turn, unary bool, body io.Reader) (evs []protocol.ResponseEvent, runErr, err error) {
+	g, closeExt, err := s.responseGraph(x, turn, unary, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closeExt()
+	sink := pipeline.SinkFunc[protocol.ResponseEvent](func(ev protocol.ResponseEvent) error {
+		evs = append(evs, ev)
+		return nil
+	})
+	runErr = pipeline.Run(ctx, g, sources.Reader(body, sources.WithName("upstream")), sink,
+		pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(s.metrics.Observer(g)))
+	return evs, runErr, nil
+}
+
+// replay streams the final round's events to the client through the
+// counting node; runErr is the error the round's run ended with.
+func (s *Server) replay(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, turn *harness.Turn,
+	evs []protocol.ResponseEvent, runErr error) (int, string) {
+	g, err := pipeline.New("response.replay", s.metrics.Node())
+	if err != nil {
+		x.err = err
+		return writeError(w, http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error()), "config_error"
+	}
+	sink := s.startSSE(w, x, turn.Env.Request.Model)
+	err = pipeline.Run(ctx, g, sources.Slice(evs), sink)
+	if runErr != nil {
+		err = runErr
+	}
+	return s.conclude(r, x, sink, err)
+}
+
+// terminalEvent returns the first terminal event of a round.
+func terminalEvent(evs []protocol.ResponseEvent) (protocol.ResponseEvent, int, bool) {
+	for i, ev := range evs {
+		if ev.IsTerminal() {
+			return ev, i, true
+		}
+	}
+	return protocol.ResponseEvent{}, len(evs), false
+}
+
+// wantsFollowup reports whether a round ended with end_turn:false and
+// holds a follow-up user message.
+func wantsFollowup(evs []protocol.ResponseEvent) bool {
+	end, n, ok := terminalEvent(evs)
+	return ok && harness.WantsFollowup(end) && slices.ContainsFunc(evs[:n], harness.IsFollowup)
+}
+
+// followupRequest returns a copy of req whose input has the round's done
+// items appended in order — the assistant messages, reasoning and tool
+// calls the client would have recorded, and the follow-up user messages —
+// and how many items were appended. req is not modified.
+func followupRequest(req *protocol.ResponsesRequest, evs []protocol.ResponseEvent) (*protocol.ResponsesRequest, int) {
+	next := *req
+	next.Input = slices.Clone(req.Input)
+	_, n, _ := terminalEvent(evs)
+	added := 0
+	for _, ev := range evs[:n] {
+		if ev.Type == protocol.EventOutputItemDone && ev.Item != nil {
+			next.Input = append(next.Input, ev.Item)
+			added++
+		}
+	}
+	return &next, added
+}

@@ -1,0 +1,391 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/sinks"
+	"github.com/harnessflow/harnessflow/sources"
+	"github.com/harnessflow/harnessflow/stages/request"
+	"github.com/harnessflow/harnessflow/wire/chat"
+)
+
+// ---------------------------------------------------------------------------
+// the proxied request
+
+// exchange is the state of one proxied request, for its log record.
+type exchange struct {
+	start          time.Time
+	harness        string
+	route          string
+	status         int
+	upstreamStatus int
+	events         int
+	outcome        string
+	responseID     string
+	errStage       string
+	rounds         int // follow-up rounds the proxy ran (FollowupsProxy)
+	err            error
+}
+
+func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
+	x := &exchange{start: time.Now(), harness: r.PathValue("harness")}
+	defer s.logRequest(r, x)
+	x.status, x.outcome = s.proxy(w, r, x)
+}
+
+func (s *Server) logRequest(r *http.Request, x *exchange) {
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.String("harness", x.harness),
+		slog.String("wire", string(s.cfg.wire())),
+		slog.String("route", x.route),
+		slog.Int("status", x.status),
+		slog.Duration("duration", time.Since(x.start)),
+		slog.Int("events", x.events),
+		slog.Int("upstream_status", x.upstreamStatus),
+		slog.String("outcome", x.outcome),
+	}
+	if x.responseID != "" {
+		attrs = append(attrs, slog.String("response_id", x.responseID))
+	}
+	if x.rounds > 0 {
+		attrs = append(attrs, slog.Int("followup_rounds", x.rounds))
+	}
+	if x.errStage != "" {
+		attrs = append(attrs, slog.String("error_stage", x.errStage))
+	}
+	level := slog.LevelInfo
+	if x.status >= 500 || x.outcome == "failed" {
+		level = slog.LevelWarn
+	}
+	s.log.LogAttrs(r.Context(), level, "harnessflow request", attrs...)
+	if x.err != nil {
+		// The error text may quote upstream bytes: debug level only.
+		s.log.LogAttrs(r.Context(), slog.LevelDebug, "harnessflow request error", slog.String("path", r.URL.Path), slog.String("error", x.err.Error()))
+	}
+}
+
+// planConfig is the harness layer's configuration of every turn.
+func (s *Server) planConfig() harness.Config {
+	return harness.Config{
+		Wire:      s.cfg.wire(),
+		BaseURL:   s.cfg.Upstream,
+		Models:    s.cfg.Models,
+		Prompts:   s.cfg.Prompts,
+		Logger:    s.log,
+		Unbridged: s.metrics.UnbridgedCall,
+	}
+}
+
+// proxy serves one request and returns the HTTP status and the outcome.
+func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int, string) {
+	if err := s.cfg.Check(); err != nil {
+		x.err = err
+		return writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
+	if err != nil {
+		x.err = err
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "", fmt.Sprintf("request body over %d bytes", tooBig.Limit)), "bad_request"
+		}
+		return writeError(w, http.StatusBadRequest, "invalid_request_error", "", "read request body: "+err.Error()), "bad_request"
+	}
+	req, err := protocol.DecodeRequest(body)
+	if err != nil {
+		x.err = err
+		return writeError(w, http.StatusBadRequest, "invalid_request_error", "", "invalid Responses request: "+err.Error()), "bad_request"
+	}
+	if !req.Stream {
+		return writeError(w, http.StatusBadRequest, "invalid_request_error", "",
+			`harnessflow serve streams only: send "stream": true`), "bad_request"
+	}
+	if s.cfg.Model != "" {
+		req.Model = s.cfg.Model
+	}
+	turn, err := harness.Plan(r.Context(), s.planConfig(), x.harness, req, r.Header)
+	if err != nil {
+		return s.planError(w, r, x, err)
+	}
+	x.route = turn.Route.String()
+
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	if turn.Shaped.TitleRequest != nil {
+		s.titleRequest(ctx, r, turn)
+		if r.Context().Err() != nil {
+			x.err = r.Context().Err()
+			return cancelled(w), "client_closed"
+		}
+	}
+	if s.cfg.Followups == FollowupsProxy {
+		return s.proxyRounds(ctx, w, r, x, turn)
+	}
+	resp, status, outcome := s.send(ctx, w, r, x, turn)
+	if resp == nil {
+		return status, outcome
+	}
+	defer resp.Body.Close()
+	g, closeExt, err := s.responseGraph(x, turn, s.unary(turn, resp), true)
+	if err != nil {
+		x.err = err
+		return writeError(w, http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error()), "config_error"
+	}
+	defer closeExt()
+	sink := s.startSSE(w, x, req.Model)
+	err = pipeline.Run(ctx, g, sources.Reader(resp.Body, sources.WithName("upstream")), sink,
+		pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(s.metrics.Observer(g)))
+	return s.conclude(r, x, sink, err)
+}
+
+// planError answers a request harness.Plan refused: a routing error or a
+// harness this build lacks is HTTP 400 "unsupported_route" with the exact
+// text, a request the harness cannot shape HTTP 400.
+func (s *Server) planError(w http.ResponseWriter, r *http.Request, x *exchange, err error) (int, string) {
+	x.err = err
+	if r.Context().Err() != nil {
+		return cancelled(w), "client_closed"
+	}
+	var re *harness.RouteError
+	if errors.As(err, &re) {
+		return writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route", re.Error()), "route_error"
+	}
+	if route, rerr := harness.Resolve(s.cfg.wire(), x.harness); rerr == nil {
+		x.route = route.String()
+		if _, ok := harness.Lookup(route.Harness); !ok {
+			// harness.Prepare's "harness %q (route %s) is not available in this build".
+			return writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route", err.Error()), "route_error"
+		}
+	}
+	return writeError(w, http.StatusBadRequest, "invalid_request_error", "", err.Error()), "bad_request"
+}
+
+// cancelled answers a request whose client is gone, or that the server's
+// shutdown cancelled while the client still waits: it must not get an empty
+// HTTP 200. The status logged is 499.
+func cancelled(w http.ResponseWriter) int {
+	writeError(w, http.StatusServiceUnavailable, "server_error", "cancelled", "request cancelled (client gone or server shutting down)")
+	return 499
+}
+
+// send sends the turn's shaped request upstream. On success it returns the
+// 2xx response (the caller closes its body); otherwise it has answered the
+// client and returns a nil response, the status and the outcome.
+func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, turn *harness.Turn) (*http.Response, int, string) {
+	up, err := s.upstreamRequest(ctx, r, turn.Shaped, turn.Shaped.Body)
+	if err != nil {
+		x.err = err
+		return nil, writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
+	}
+	resp, err := s.client.Do(up)
+	if err != nil {
+		x.err = err
+		if r.Context().Err() != nil {
+			return nil, cancelled(w), "client_closed"
+		}
+		return nil, writeError(w, http.StatusBadGateway, "server_error", "upstream_unreachable",
+			"upstream unreachable: "+redactURLError(err)), "upstream_unreachable"
+	}
+	x.upstreamStatus = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return nil, s.upstreamError(w, resp), "upstream_error"
+	}
+	return resp, 0, ""
+}
+
+// upstreamRequest builds a POST of body to the shaped request's path, with
+// its query and headers, and the upstream's credentials.
+func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, shaped request.Shaped, body []byte) (*http.Request, error) {
+	base, err := parseBase(s.cfg.Upstream)
+	if err != nil {
+		return nil, err
+	}
+	path := shaped.Path
+	if path == "" {
+		path = chat.Path
+	}
+	target := base + path
+	if len(shaped.Query) > 0 {
+		u, err := url.Parse(target)
+		if err != nil {
+			return nil, fmt.Errorf("server: upstream request: %w", err)
+		}
+		q := u.Query()
+		for k, v := range shaped.Query {
+			q.Set(k, v)
+		}
+		u.RawQuery = q.Encode()
+		target = u.String()
+	}
+	up, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("server: upstream request: %w", err)
+	}
+	up.Header.Set("Content-Type", "application/json")
+	if bodyStreams(body) {
+		up.Header.Set("Accept", "text/event-stream")
+	} else {
+		up.Header.Set("Accept", "application/json")
+	}
+	up.Header.Set("User-Agent", "harnessflow")
+	auth := r.Header.Get("Authorization")
+	if s.cfg.APIKey != "" {
+		auth = "Bearer " + s.cfg.APIKey
+	}
+	if s.cfg.wire() == harness.WireMessages {
+		if key, ok := strings.CutPrefix(auth, "Bearer "); ok {
+			up.Header.Set("x-api-key", key)
+		} else if k := r.Header.Get("x-api-key"); k != "" && s.cfg.APIKey == "" {
+			up.Header.Set("x-api-key", k)
+		}
+		up.Header.Set("anthropic-version", "2023-06-01")
+	} else if auth != "" {
+		up.Header.Set("Authorization", auth)
+	}
+	// The harness's headers (beta flags, versions, its user agent) come
+	// last; the credentials are the proxy's to set.
+	for k, v := range shaped.Headers {
+		switch http.CanonicalHeaderKey(k) {
+		case "Authorization", "X-Api-Key", "Content-Length", "Host":
+			continue
+		}
+		up.Header.Set(k, v)
+	}
+	return up, nil
+}
+
+// bodyStreams reports whether a JSON request body has "stream": true.
+func bodyStreams(body []byte) bool {
+	var b struct {
+		Stream *bool `json:"stream"`
+	}
+	return json.Unmarshal(body, &b) == nil && b.Stream != nil && *b.Stream
+}
+
+// unary reports whether the upstream's answer is one JSON body rather than a
+// stream: the turn asked for one (a body without "stream": true), or a chat
+// server ignored "stream" and says application/json. An answer that says
+// text/event-stream is a stream whatever was asked.
+func (s *Server) unary(turn *harness.Turn, resp *http.Response) bool {
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch strings.ToLower(ct) {
+	case "text/event-stream":
+		return false
+	case "application/json":
+		return turn.Env.Wire == harness.WireChat
+	}
+	return turn.Unary()
+}
+
+// responseGraph builds the turn's response graph with the stream
+// extensions (Config.Extend) and, when withMetrics, the counting node. The
+// returned closer ends the extensions (it logs their errors).
+func (s *Server) responseGraph(x *exchange, turn *harness.Turn, unary, withMetrics bool) (*pipeline.Graph, func(), error) {
+	nothing := func() {}
+	g, err := turn.ResponseGraph(harness.ResponseOptions{Unary: unary, MaxEventBytes: s.cfg.MaxEventBytes})
+	if err != nil {
+		return nil, nothing, err
+	}
+	if x.responseID == "" {
+		x.responseID = sinks.NewResponseID()
+	}
+	closeExt := nothing
+	if s.cfg.Extend != nil {
+		var closer func() error
+		g, closer, err = s.cfg.Extend(g, StreamInfo{Harness: x.harness, Route: turn.Route, Wire: turn.Env.Wire, ResponseID: x.responseID})
+		if err != nil {
+			return nil, nothing, err
+		}
+		if closer != nil {
+			id := x.responseID
+			closeExt = func() {
+				if err := closer(); err != nil {
+					s.log.Warn("harnessflow: closing stream extensions", slog.String("response_id", id), slog.String("error", err.Error()))
+				}
+			}
+		}
+	}
+	if withMetrics {
+		if g, err = g.Append(s.metrics.Node()); err != nil {
+			closeExt()
+			return nil, nothing, err
+		}
+	}
+	return g, closeExt, nil
+}
+
+// startSSE starts the client's event stream.
+func (s *Server) startSSE(w http.ResponseWriter, x *exchange, model string) *sinks.ResponsesSSE {
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	return sinks.NewResponsesSSE(w, sinks.ResponsesSSEOptions{ResponseID: x.responseID, Model: model, Flush: rc.Flush})
+}
+
+// conclude ends the client's stream after the run that fed sink returned
+// err, and returns the status and outcome.
+func (s *Server) conclude(r *http.Request, x *exchange, sink *sinks.ResponsesSSE, err error) (int, string) {
+	x.events = sink.Events()
+	defer func() { x.events = sink.Events() }()
+	if err != nil {
+		s.metrics.RunError(err)
+		x.err = err
+		var se *pipeline.StageError
+		if errors.As(err, &se) {
+			x.errStage = se.Stage
+		}
+	}
+	switch {
+	case sink.Err() != nil:
+		// The client stopped reading; the deferred cancel stops the upstream.
+		return http.StatusOK, "client_closed"
+	case err != nil && r.Context().Err() != nil:
+		_ = sink.Fail(&protocol.StreamError{Kind: protocol.ErrKindUpstream, Code: "cancelled",
+			Message: "request cancelled (client gone or server shutting down)", Retryable: true})
+		return http.StatusOK, "client_closed"
+	case err != nil:
+		_ = sink.Fail(runFailure(err))
+		return http.StatusOK, "failed"
+	case !sink.Ended():
+		_ = sink.Fail(&protocol.StreamError{Kind: protocol.ErrKindTruncated, Message: "the upstream stream ended without a terminal event", Retryable: true})
+		return http.StatusOK, "failed"
+	case sink.Terminal() == "response.failed":
+		return http.StatusOK, "failed"
+	case sink.Terminal() == "response.incomplete":
+		return http.StatusOK, "incomplete"
+	}
+	return http.StatusOK, "completed"
+}
+
+// runFailure turns a fatal run error into the stream error the client sees:
+// an upstream read failure is a retryable truncation, anything else a
+// protocol error.
+func runFailure(err error) *protocol.StreamError {
+	var se *pipeline.StageError
+	if errors.As(err, &se) && se.Stage == pipeline.SourceName {
+		return &protocol.StreamError{Kind: protocol.ErrKindTruncated, Code: "server_error",
+			Message: "the upstream connection failed mid-stream: " + se.Err.Error(), Retryable: true}
+	}
+	return &protocol.StreamError{Kind: protocol.ErrKindProtocol, Code: "server_error",
+		Message: "harnessflow could not translate the upstream stream: " + err.Error()}
+}

@@ -1,0 +1,78 @@
+package request
+
+import (
+	"context"
+
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
+)
+
+// FixedSystem returns a request.system stage that starts the transcript
+// with a system message holding text (a harness's own system prompt; the
+// request's instructions are not used). Blank text adds nothing.
+func FixedSystem(text string) pipeline.Stage[*Shaping, *Shaping] {
+	return stage(func(_ context.Context, s *Shaping) error {
+		if text != "" {
+			s.Transcript = append(s.Transcript, Message{Role: RoleSystem, Content: TextParts(text)})
+		}
+		return nil
+	})
+}
+
+// FixedSystemNode returns the request.system node of FixedSystem.
+func FixedSystemNode(text string) pipeline.Node {
+	return pipeline.StageNode(NodeSystem, FixedSystem(text),
+		pipeline.Describe("the harness's own system prompt"))
+}
+
+// FunctionTools returns a request.tools stage for harnesses that carry only
+// the client's function tools: each function tool of the request becomes a
+// wire tool (description defaulting to the name, parameters to the empty
+// object schema), other kinds are left out, and every tool name of the
+// request maps to the function kind.
+func FunctionTools() pipeline.Stage[*Shaping, *Shaping] {
+	return stage(func(_ context.Context, s *Shaping) error {
+		s.Tools = s.Tools[:0]
+		s.ToolKinds = make(protocol.ToolKinds, len(s.Request.Tools))
+		for _, t := range s.Request.Tools {
+			name := t.Name
+			if name == "" {
+				name = t.Type
+			}
+			if name != "" {
+				s.ToolKinds[name] = protocol.ToolOutputKind{Kind: protocol.KindFunction}
+			}
+			if t.Type != protocol.ToolTypeFunction || t.Name == "" {
+				continue
+			}
+			params := t.Parameters
+			if len(params) == 0 {
+				params = []byte(emptyObjectSchema)
+			}
+			s.Tools = append(s.Tools, Tool{Name: t.Name, Description: orDefault(t.Description, t.Name), Parameters: params})
+		}
+		return nil
+	})
+}
+
+// FunctionToolsNode returns the request.tools node of FunctionTools.
+func FunctionToolsNode() pipeline.Node {
+	return pipeline.StageNode(NodeTools, FunctionTools(),
+		pipeline.Describe("the client's function tools → wire tools; every name → function kind"))
+}
+
+// Update returns a stage that edits the shaping state with f, for
+// harness-specific body fields.
+func Update(f func(s *Shaping) error) pipeline.Stage[*Shaping, *Shaping] {
+	return stage(func(_ context.Context, s *Shaping) error { return f(s) })
+}
+
+// ThinkingSwitch returns the thinking field of a ThinkingToggle model for a
+// request's effort: {"type":"disabled"} for "none", {"type":"enabled"}
+// otherwise (including no effort).
+func ThinkingSwitch(req *protocol.ResponsesRequest) []byte {
+	if req.Reasoning != nil && normalizeEffort(req.Reasoning.Effort) == "none" {
+		return thinkingDisabled
+	}
+	return thinkingEnabled
+}
