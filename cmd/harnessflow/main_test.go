@@ -94,9 +94,9 @@ func TestTranslateStdinAndErrors(t *testing.T) {
 	}
 
 	for _, args := range [][]string{
-		{"translate", "x.sse"},                             // no --wire
-		{"translate", "--wire", "smoke", "x.sse"},          // bad wire
-		{"translate", "--wire", "chat", "--mode", "turbo"}, // bad mode
+		{"translate", "x.sse"},                                      // no --wire
+		{"translate", "--wire", "smoke", "x.sse"},                   // bad wire
+		{"translate", "--wire", "chat", "--mode", "turbo"},          // bad mode
 		{"translate", "--wire", "messages", "--harness", "minimal"}, // no route
 		{"translate", "--wire", "chat", "does-not-exist.sse"},
 	} {

@@ -111,4 +111,3 @@ func readRequestInput(path string, stdin io.Reader) (string, []byte, error) {
 	}
 	return path, data, err
 }
-

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 const shapeRequestJSON = `{
@@ -147,4 +146,3 @@ func TestLoadRequest(t *testing.T) {
 		t.Errorf("bad file: %v", err)
 	}
 }
-
