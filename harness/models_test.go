@@ -41,7 +41,7 @@ func TestModelTable(t *testing.T) {
 		"empty match":     {`[{"match":" "}]`, `entry 0: empty "match"`},
 		"bad reasoning":   {`[{"match":"x","reasoning":"effort"}]`, `unknown reasoning "effort"`},
 		"syntax error":    {`[{"match":`, "unexpected EOF"},
-		"missing is said": {"", "unexpected EOF"},
+		"empty file":      {"", "EOF"},
 	} {
 		_, err := LoadModelTable(write(strings.ReplaceAll(name, " ", "_")+".json", c.data))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "model caps") {
