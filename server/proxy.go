@@ -345,7 +345,6 @@ func (s *Server) startSSE(w http.ResponseWriter, x *exchange, model string) *sin
 // conclude ends the client's stream after the run that fed sink returned
 // err, and returns the status and outcome.
 func (s *Server) conclude(r *http.Request, x *exchange, sink *sinks.ResponsesSSE, err error) (int, string) {
-	x.events = sink.Events()
 	defer func() { x.events = sink.Events() }()
 	if err != nil {
 		s.metrics.RunError(err)

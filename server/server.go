@@ -48,8 +48,8 @@
 // disconnects, or a write to it that fails, cancels it. Authorization is
 // passed through from the client, or replaced by Config.APIKey; it is never
 // logged. One slog record per request names the method, path, harness,
-// wire, route, status, duration, events written, upstream status and
-// outcome — never a header value or any content.
+// wire, route, status, duration, events written, upstream status, follow-up
+// rounds and outcome — never a header value or any content.
 package server
 
 import (
@@ -118,7 +118,9 @@ type Config struct {
 	Metrics *metrics.Metrics
 	// Extend, when set, edits each request's response graph (before the
 	// metrics node is appended) — the CLI's --redact, --log-events and
-	// --record. The returned closer runs when the stream is over.
+	// --record. The returned closer runs when the stream is over. With
+	// FollowupsProxy it is called for every upstream round (with the same
+	// StreamInfo), its closer when the round is over.
 	Extend func(g *pipeline.Graph, info StreamInfo) (*pipeline.Graph, func() error, error)
 	// MaxRequestBytes caps a client request body (0: DefaultMaxRequestBytes).
 	MaxRequestBytes int64

@@ -449,11 +449,19 @@ func TestRoutingErrors(t *testing.T) {
 	if !strings.HasPrefix(cases[0].want, `wire_api = "messages" requires a harness-native transport;`) {
 		t.Errorf("native messages error %q", cases[0].want)
 	}
-	// A harness this build does not have yet.
-	p := newProxy(t, up, server.Config{Wire: harness.WireChat})
-	resp := p.post(t, "/h/kimi-cli/v1/responses", codexRequest(userMsg, true), nil)
-	if msg, _ := errorBody(t, resp); resp.StatusCode != 400 || !strings.Contains(msg, `"kimi-cli"`) {
-		t.Errorf("unavailable harness: %d %q", resp.StatusCode, msg)
+	// A harness this build does not have (yet): the name is picked at run
+	// time, since harness packages keep being added to the build (it was
+	// "kimi-cli" when none was).
+	if missingName != "" {
+		p := newProxy(t, up, server.Config{Wire: harness.WireChat})
+		resp := p.post(t, "/h/"+missingName+"/v1/responses", codexRequest(userMsg, true), nil)
+		msg, _ := errorBody(t, resp)
+		if resp.StatusCode != 400 || !strings.Contains(msg, `"`+missingName+`"`) || !strings.Contains(msg, "not available in this build") {
+			t.Errorf("unavailable harness: %d %q", resp.StatusCode, msg)
+		}
+		if !strings.Contains(p.logs.String(), "outcome=route_error") {
+			t.Errorf("logs: %s", p.logs.String())
+		}
 	}
 	if n := rec.requests(); n != 0 {
 		t.Errorf("the upstream was called %d times", n)
@@ -675,7 +683,8 @@ func TestServeShutdown(t *testing.T) {
 }
 
 func TestConfigCheck(t *testing.T) {
-	for _, c := range []server.Config{{}, {Upstream: "ftp://x"}, {Upstream: "http://127.0.0.1:1", Wire: "grpc"}} {
+	for _, c := range []server.Config{{}, {Upstream: "ftp://x"}, {Upstream: "http://127.0.0.1:1", Wire: "grpc"},
+		{Upstream: "http://127.0.0.1:1", Followups: "both"}, {Upstream: "http://127.0.0.1:1", MaxFollowupRounds: -1}} {
 		if c.Check() == nil {
 			t.Errorf("%+v: no error", c)
 		}

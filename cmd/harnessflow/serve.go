@@ -29,12 +29,18 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	modeName := fs.String("mode", "fused", "execution mode of the response graphs: fused or async")
 	scriptFile := fs.String("script", "", "script `FILE` for the built-in scripted model (without --upstream)")
 	verbose := fs.Bool("v", false, "debug logs (never credentials; error details may quote upstream bytes)")
+	followups := fs.String("followups", server.FollowupsClient, "harness follow-ups: client (stream them, end_turn:false) or proxy (re-ask the upstream)")
+	maxRounds := fs.Int("max-followup-rounds", server.DefaultMaxFollowupRounds, "proxy follow-ups: at most `N` re-asks per client request")
+	maxEvent := fs.Int("max-event-bytes", 0, "cap on one upstream SSE line or event (default 32 MiB)")
 	var ext extensionFlags
 	ext.register(fs)
+	var layer layerFlags
+	layer.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: harnessflow serve [--listen 127.0.0.1:8787] [--upstream URL --upstream-wire chat|messages|responses]")
 		fmt.Fprintln(stderr, "       [--api-key-env NAME] [--model NAME] [--mode fused|async] [--script FILE]")
 		fmt.Fprintln(stderr, "       [--redact] [--redact-pattern RE]... [--log-events] [--record DIR]")
+		fmt.Fprintln(stderr, "       [--followups client|proxy] [--max-followup-rounds N] [--prompts DIR] [--model-caps FILE]")
 		fmt.Fprintln(stderr, "Serves the OpenAI Responses API (POST /v1/responses; POST /h/HARNESS/v1/responses to emulate a")
 		fmt.Fprintln(stderr, "harness; GET /metrics; GET /healthz) in front of a chat, messages or responses model server.")
 		fs.PrintDefaults()
@@ -70,6 +76,16 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if err := (server.Config{Upstream: *upstream, Wire: wire}).Check(); err != nil {
 			return fail(stderr, "serve", exitUsage, "--upstream: %v", err)
 		}
+	}
+	if *maxRounds < 1 {
+		return fail(stderr, "serve", exitUsage, "--max-followup-rounds: want at least 1, got %d", *maxRounds)
+	}
+	if *followups != server.FollowupsClient && *followups != server.FollowupsProxy {
+		return fail(stderr, "serve", exitUsage, "--followups: want client or proxy, got %q", *followups)
+	}
+	planCfg, err := layer.config(wire, *upstream)
+	if err != nil {
+		return fail(stderr, "serve", exitUsage, "%v", err)
 	}
 	script, err := loadScript(*scriptFile)
 	if err != nil {
@@ -121,6 +137,12 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		Model:    *model,
 		Mode:     mode,
 		Logger:   logger,
+
+		Models:            planCfg.Models,
+		Prompts:           planCfg.Prompts,
+		Followups:         *followups,
+		MaxFollowupRounds: *maxRounds,
+		MaxEventBytes:     *maxEvent,
 		Extend: func(g *pipeline.Graph, info server.StreamInfo) (*pipeline.Graph, func() error, error) {
 			return ext.apply(g, string(info.Wire), errOut)
 		},

@@ -183,6 +183,51 @@ func TestPrometheus(t *testing.T) {
 	}
 }
 
+// The proxy's own counters: title requests, follow-up rounds, unbridged
+// tool calls — safe for concurrent use, sorted, escaped.
+func TestProxyCounters(t *testing.T) {
+	m := metrics.New()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			m.TitleRequest(metrics.TitleOK)
+			m.FollowupRound("pi")
+			m.UnbridgedCall("opencode", "read")
+		})
+	}
+	wg.Wait()
+	m.TitleRequest(metrics.TitleFailed)
+	m.FollowupRound("kimi-cli")
+	m.UnbridgedCall("opencode", "glob")
+	m.UnbridgedCall("a\"b", "t")
+	s := m.Snapshot()
+	if diff := cmp.Diff(map[string]uint64{"ok": 4, "failed": 1}, s.Titles); diff != "" {
+		t.Errorf("titles (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]uint64{"pi": 4, "kimi-cli": 1}, s.Followups); diff != "" {
+		t.Errorf("follow-ups (-want +got):\n%s", diff)
+	}
+	if s.Unbridged[[2]string{"opencode", "read"}] != 4 || len(s.Unbridged) != 3 {
+		t.Errorf("unbridged %v", s.Unbridged)
+	}
+	var buf strings.Builder
+	if err := m.WritePrometheus(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"harnessflow_title_requests_total{outcome=\"failed\"} 1\nharnessflow_title_requests_total{outcome=\"ok\"} 4\n",
+		"harnessflow_followup_rounds_total{harness=\"kimi-cli\"} 1\nharnessflow_followup_rounds_total{harness=\"pi\"} 4\n",
+		"# TYPE harnessflow_unbridged_tool_calls_total counter\n" +
+			"harnessflow_unbridged_tool_calls_total{harness=\"a\\\"b\",tool=\"t\"} 1\n" +
+			"harnessflow_unbridged_tool_calls_total{harness=\"opencode\",tool=\"glob\"} 1\n" +
+			"harnessflow_unbridged_tool_calls_total{harness=\"opencode\",tool=\"read\"} 4\n",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("no %q in\n%s", want, buf.String())
+		}
+	}
+}
+
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("closed") }
