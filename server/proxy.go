@@ -354,6 +354,18 @@ func (s *Server) conclude(r *http.Request, x *exchange, sink *sinks.ResponsesSSE
 			x.errStage = se.Stage
 		}
 	}
+	if sink.Ended() {
+		// The terminal event was written: a client that closes as soon as
+		// it reads it (Codex does), or a run that notices the closed
+		// connection afterwards, does not change how the stream ended.
+		switch sink.Terminal() {
+		case "response.failed":
+			return http.StatusOK, "failed"
+		case "response.incomplete":
+			return http.StatusOK, "incomplete"
+		}
+		return http.StatusOK, "completed"
+	}
 	switch {
 	case sink.Err() != nil:
 		// The client stopped reading; the deferred cancel stops the upstream.

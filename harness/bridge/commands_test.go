@@ -93,7 +93,6 @@ func TestReadCommand(t *testing.T) {
 	}
 }
 
-
 func TestWriteCommand(t *testing.T) {
 	contents := map[string]string{
 		"tricky":         tricky,
@@ -138,7 +137,6 @@ func TestWriteCommand(t *testing.T) {
 	}
 }
 
-
 func TestParentDir(t *testing.T) {
 	for in, want := range map[string]string{
 		"f": "", "/f": "", "a/f": "a", "a/b/f": "a/b", "a//f": "a", "a/f/": "a", "/a/f": "/a", "./f": ".", "": "", "/": "",
@@ -160,10 +158,10 @@ func TestEditCommand(t *testing.T) {
 		stdout   string // checked when set
 		stderr   string // substring, checked when set
 	}{
-		"unique":                {before: "a\nfoo\nb\n", old: "foo", new: "bar", after: "a\nbar\nb\n", stdout: "Edited F: 1 replacement\n"},
-		"no final newline kept": {before: "a\nfoo", old: "foo", new: "bar", after: "a\nbar"},
-		"final newline kept":    {before: "foo\n", old: "foo", new: "bar", after: "bar\n"},
-		"multi-line old":        {before: "x\nline one\nline two\ny\n", old: "one\nline", new: "1\n2\n3", after: "x\nline 1\n2\n3 two\ny\n"},
+		"unique":                          {before: "a\nfoo\nb\n", old: "foo", new: "bar", after: "a\nbar\nb\n", stdout: "Edited F: 1 replacement\n"},
+		"no final newline kept":           {before: "a\nfoo", old: "foo", new: "bar", after: "a\nbar"},
+		"final newline kept":              {before: "foo\n", old: "foo", new: "bar", after: "bar\n"},
+		"multi-line old":                  {before: "x\nline one\nline two\ny\n", old: "one\nline", new: "1\n2\n3", after: "x\nline 1\n2\n3 two\ny\n"},
 		"old ends with the final newline": {before: "a\nb\n", old: "b\n", new: "c", after: "a\nc"},
 		"new adds a final newline":        {before: "a\nb", old: "\nb", new: "\nb\n", after: "a\nb\n"},
 		"remove everything":               {before: "only\n", old: "only\n", new: "", after: ""},
@@ -172,18 +170,18 @@ func TestEditCommand(t *testing.T) {
 			before: "x = a.*[b]$ & \\1 \\\\ %s\n", old: "a.*[b]$ & \\1", new: "&& \\0 $HOME `id` '\"' \\\\",
 			after: "x = && \\0 $HOME `id` '\"' \\\\ \\\\ %s\n",
 		},
-		"EOF lines":         {before: "EOF\nEOF2\n", old: "EOF\n", new: "'EOF'\nEOF\n", after: "'EOF'\nEOF\nEOF2\n"},
-		"tricky file":       {before: tricky, old: "$HOME", new: "${HOME}", after: strings.Replace(tricky, "$HOME", "${HOME}", 1)},
-		"replace all":       {before: "a foo b foo\nfoo\n", old: "foo", new: "x", all: true, after: "a x b x\nx\n", stdout: "Edited F: 3 replacements\n"},
-		"replace all multi": {before: "ab\nab\nab", old: "b\na", new: "-", all: true, after: "a--b"},
-		"non-overlapping":   {before: "aaa\n", old: "aa", new: "b", after: "ba\n"},
-		"utf-8":             {before: "héllo ✓\n", old: "é", new: "e", after: "hello ✓\n"},
-		"not found":         {before: "abc\n", old: "abd", new: "x", code: 1, stderr: "edit: F: old string not found"},
-		"twice":             {before: "foo foo\n", old: "foo", new: "x", code: 1, stderr: "edit: F: old string found 2 times"},
-		"twice across lines": {before: "foo\nfoo\n", old: "foo", new: "x", code: 1, stderr: "found 2 times"},
-		"same strings":       {before: "foo\n", old: "foo", new: "foo", code: 1, stderr: "old and new strings are the same"},
-		"NUL in new":         {before: "foo\n", old: "foo", new: "a\x00b", code: 1, stderr: "NUL"},
-		"empty file":         {before: "", old: "x", new: "y", code: 1, stderr: "not found"},
+		"EOF lines":             {before: "EOF\nEOF2\n", old: "EOF\n", new: "'EOF'\nEOF\n", after: "'EOF'\nEOF\nEOF2\n"},
+		"tricky file":           {before: tricky, old: "$HOME", new: "${HOME}", after: strings.Replace(tricky, "$HOME", "${HOME}", 1)},
+		"replace all":           {before: "a foo b foo\nfoo\n", old: "foo", new: "x", all: true, after: "a x b x\nx\n", stdout: "Edited F: 3 replacements\n"},
+		"replace all multi":     {before: "ab\nab\nab", old: "b\na", new: "-", all: true, after: "a--b"},
+		"non-overlapping":       {before: "aaa\n", old: "aa", new: "b", after: "ba\n"},
+		"utf-8":                 {before: "héllo ✓\n", old: "é", new: "e", after: "hello ✓\n"},
+		"not found":             {before: "abc\n", old: "abd", new: "x", code: 1, stderr: "edit: F: old string not found"},
+		"twice":                 {before: "foo foo\n", old: "foo", new: "x", code: 1, stderr: "edit: F: old string found 2 times"},
+		"twice across lines":    {before: "foo\nfoo\n", old: "foo", new: "x", code: 1, stderr: "found 2 times"},
+		"same strings":          {before: "foo\n", old: "foo", new: "foo", code: 1, stderr: "old and new strings are the same"},
+		"NUL in new":            {before: "foo\n", old: "foo", new: "a\x00b", code: 1, stderr: "NUL"},
+		"empty file":            {before: "", old: "x", new: "y", code: 1, stderr: "not found"},
 		"empty old, empty file": {before: "", old: "", new: "new\ncontent", after: "new\ncontent"},
 		"empty old, content":    {before: "x", old: "", new: "y", code: 1, stderr: "old string is empty and the file is not"},
 	}

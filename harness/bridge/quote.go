@@ -5,7 +5,7 @@ import "strings"
 // Quote returns s as one POSIX shell word that stands for exactly s, whatever
 // its bytes: s itself when it is made only of characters no shell treats
 // specially (letters, digits and _ - . / : , + @ %), otherwise s in single
-// quotes with every ' written as '\''. The result is safe in any position of
+// quotes with every ' written as '\”. The result is safe in any position of
 // a command, including the first word and the right side of a redirection.
 //
 // A NUL byte cannot be part of a shell word (argv and environment strings end

@@ -47,7 +47,8 @@ func Node(opts Options) pipeline.Node {
 // by item id or call id) with it. At the done the call is decided: rewritten,
 // the held deltas are dropped (their text would not match the new
 // arguments), and an added of the new item (arguments empty, or status
-// in_progress) is emitted before its done; not rewritten (bad arguments, or
+// in_progress) is emitted before its done (not for a local_shell_call
+// without item id, which could not be paired with it); not rewritten (bad arguments, or
 // a client item that cannot be built), the held events are emitted unchanged
 // before the done, and OnUnbridged is called, so a call is never dropped. A
 // done without an added gives just the done. Held events of calls that get
@@ -186,7 +187,7 @@ func (s *stage) done(ev protocol.ResponseEvent, emit func(protocol.ResponseEvent
 	item, unbridged := s.rewrite(ev.Item)
 	if item != nil {
 		for _, h := range held {
-			if h.ev.Type == protocol.EventOutputItemAdded {
+			if h.ev.Type == protocol.EventOutputItemAdded && pairable(item) {
 				emit(protocol.Added(announced(item)))
 				break
 			}
@@ -256,6 +257,17 @@ func (s *stage) rewrite(item protocol.ResponseItem) (protocol.ResponseItem, stri
 		return out, ""
 	}
 	return nil, ""
+}
+
+// pairable reports whether a consumer can pair a separate added and done
+// of item: by item id, or by call id for a function call. A local shell call
+// without an id gets no added of its own; its done alone announces it.
+func pairable(item protocol.ResponseItem) bool {
+	switch v := item.(type) {
+	case *protocol.LocalShellCall:
+		return v.ID != ""
+	}
+	return true
 }
 
 // announced is the item of the output_item.added before a rewritten done:
