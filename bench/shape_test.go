@@ -88,7 +88,7 @@ func codexLikeRequest(n int) *protocol.ResponsesRequest {
 	}
 	return &protocol.ResponsesRequest{
 		Model: "my-proxy-model", Input: items[:n], Tools: tools, ToolChoice: json.RawMessage(`"auto"`),
-		ParallelToolCalls: true, Reasoning: &protocol.ReasoningConfig{Effort: "medium"}, Stream: true,
+		ParallelToolCalls: new(true), Reasoning: &protocol.ReasoningConfig{Effort: "medium"}, Stream: true,
 		Include: []string{"reasoning.encrypted_content"}, PromptCacheKey: "thread-1",
 		Text: &protocol.TextConfig{Verbosity: "low"},
 	}

@@ -23,6 +23,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/harnessflow/harnessflow/harness"
 	_ "github.com/harnessflow/harnessflow/harness/all" // every harness route
 	"github.com/harnessflow/harnessflow/server"
 	"github.com/harnessflow/harnessflow/server/scripted"
@@ -125,10 +126,16 @@ func TestCodex(t *testing.T) {
 	for _, hr := range harnessRoutes {
 		t.Run("Harness/"+hr.name, func(t *testing.T) {
 			t.Parallel()
+			if hr.needs != nil {
+				hr.needs(t)
+			}
 			command := "printf '%s route ok\\n' " + hr.name + " | tee proof.txt"
 			output := hr.name + " route ok"
-			p := startProxy(t, hr.script(command))
+			p := startProxy(t, hr.script(command), withWire(hr.wire))
 			run := runCodex(t, bin, p.url+"/h/"+hr.name+"/v1", true)
+			if hr.after != nil {
+				hr.after(t, run)
+			}
 			if run.exitCode != 0 {
 				t.Fatalf("codex exited with %d, want 0\n%s", run.exitCode, run)
 			}
@@ -143,11 +150,16 @@ func TestCodex(t *testing.T) {
 				t.Errorf("final message does not quote the tool output %q:\n%s", output, final)
 			}
 			p.stop(t)
-			p.checkCompleted(t, "/h/"+hr.name+"/v1/responses", hr.name, 2)
+			p.checkUpstream(t, "/h/"+hr.name+"/v1/responses", hr.name, 2, 2+hr.titles)
 			bodies := p.upstreamBodies()
-			if len(bodies) > 0 && hr.checkBody != nil {
-				if err := hr.checkBody(bodies[0]); err != nil {
-					t.Errorf("first upstream request: %v\n%s", err, bodies[0])
+			if len(bodies) > hr.titles && hr.checkBody != nil {
+				if err := hr.checkBody(bodies[hr.titles]); err != nil {
+					t.Errorf("first upstream request: %v\n%s", err, bodies[hr.titles])
+				}
+			}
+			if hr.checkBodies != nil {
+				if err := hr.checkBodies(bodies); err != nil {
+					t.Errorf("upstream requests: %v", err)
 				}
 			}
 			t.Logf("codex final message: %s", ev.finalMessage(t))
@@ -191,7 +203,8 @@ func TestCodex(t *testing.T) {
 // proxy is a harnessflow server running in-process in front of a scripted
 // model, both on loopback ports.
 type proxy struct {
-	url  string // the proxy's base URL, without /v1
+	wire harness.Wire // the upstream wire ("" is chat)
+	url  string       // the proxy's base URL, without /v1
 	srv  *server.Server
 	log  *requestLog
 	stop func(t *testing.T) // shuts the proxy down; later calls do nothing
@@ -200,6 +213,9 @@ type proxy struct {
 	upstream []string // "METHOD path auth-ok" of each request the scripted model got
 	bodies   [][]byte // the body of each request the scripted model got
 }
+
+// messages reports whether the proxy's upstream wire is the Messages wire.
+func (p *proxy) messages() bool { return p.wire == harness.WireMessages }
 
 // upstreamBodies returns the bodies the scripted model got, in order.
 func (p *proxy) upstreamBodies() [][]byte {
@@ -213,8 +229,32 @@ type harnessRoute struct {
 	name string
 	// script plays one tool-using exchange running command.
 	script func(command string) *scripted.Script
-	// checkBody checks the first request the upstream got.
+	// checkBody checks the first request the upstream got (after the
+	// title requests).
 	checkBody func(body []byte) error
+	// titles is how many title requests the upstream gets before the
+	// first main request.
+	titles int
+	// checkBodies, when set, checks every request the upstream got, in
+	// order.
+	checkBodies func(bodies [][]byte) error
+	// wire is the upstream wire of the route ("" is chat).
+	wire harness.Wire
+	// needs, when set, runs first and may skip the test (a tool the
+	// harness needs on the machine).
+	needs func(t *testing.T)
+	// after, when set, runs right after Codex (to clean up what the
+	// harness left on the machine).
+	after func(t *testing.T, run codexRun)
+}
+
+// withWire sets the proxy's upstream wire ("" leaves chat).
+func withWire(w harness.Wire) func(*server.Config) {
+	return func(c *server.Config) {
+		if w != "" {
+			c.Wire = w
+		}
+	}
 }
 
 // toolScript calls the client's shell tool (as the harness presents it)
@@ -250,23 +290,40 @@ var harnessRoutes = []harnessRoute{
 		}
 		return nil
 	}},
+	{name: "kimi-cli", script: toolScript, checkBody: checkKimiCLIBody},
+	{name: "qwen-code", script: toolScript, checkBody: checkQwenCodeBody},
+	{name: "opencode", script: toolScript, titles: 1, checkBodies: checkOpenCodeBodies},
+	{name: "claude-code", wire: harness.WireMessages, script: toolScript, titles: 1, checkBodies: checkClaudeCodeBodies},
+	{name: "claude-code-bare", wire: harness.WireMessages, script: toolScript, titles: 1, checkBodies: checkClaudeCodeBareBodies},
+	{name: "zcode", wire: harness.WireMessages, script: toolScript, checkBody: checkZCodeBody},
+	{name: "swe-agent", script: sweAgentScript, checkBody: checkSWEAgentBody},
+	{name: "mini-swe-agent", script: miniSWEScript, checkBody: checkMiniSWEBody},
+	{name: "terminus-2", script: terminusScript, checkBody: checkTerminusBody, needs: needTmux, after: stopTmux},
 }
 
 // startProxy starts the scripted model playing script and the proxy in
-// front of it, as `harnessflow serve` does without --upstream. Both stop
-// when the test ends.
-func startProxy(t *testing.T, script *scripted.Script) *proxy {
+// front of it, as `harnessflow serve` does without --upstream, the proxy's
+// configuration edited by opts. Both stop when the test ends.
+func startProxy(t *testing.T, script *scripted.Script, opts ...func(*server.Config)) *proxy {
 	t.Helper()
 	if err := script.Check(); err != nil {
 		t.Fatalf("script: %v", err)
 	}
-	p := &proxy{log: &requestLog{}}
+	var cfg server.Config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	p := &proxy{log: &requestLog{}, wire: cfg.Wire}
 	model := scripted.New(script)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body) // a short read shows in the scripted model's answer
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		p.mu.Lock()
-		p.upstream = append(p.upstream, fmt.Sprintf("%s %s auth-ok=%t", r.Method, r.URL.Path, r.Header.Get("Authorization") == "Bearer "+apiKey))
+		auth := r.Header.Get("Authorization") == "Bearer "+apiKey
+		if p.wire == harness.WireMessages { // Codex's key travels as x-api-key, and only there
+			auth = r.Header.Get("x-api-key") == apiKey && r.Header.Get("Authorization") == ""
+		}
+		p.upstream = append(p.upstream, fmt.Sprintf("%s %s auth-ok=%t", r.Method, r.URL.Path, auth))
 		p.bodies = append(p.bodies, body)
 		p.mu.Unlock()
 		model.ServeHTTP(w, r)
@@ -281,7 +338,8 @@ func startProxy(t *testing.T, script *scripted.Script) *proxy {
 		t.Fatal(err)
 	}
 	p.url = "http://" + ln.Addr().String()
-	p.srv = server.New(server.Config{Upstream: up.URL + "/v1", Logger: slog.New(p.log)})
+	cfg.Upstream, cfg.Logger = up.URL+"/v1", slog.New(p.log)
+	p.srv = server.New(cfg)
 	done := make(chan error, 1)
 	go func() { done <- p.srv.Serve(ctx, ln) }()
 	var once sync.Once
@@ -309,6 +367,14 @@ func (p *proxy) upstreamRequests() int {
 // went upstream as a chat request carrying Codex's credential.
 func (p *proxy) checkCompleted(t *testing.T, path, harness string, n int) {
 	t.Helper()
+	p.checkUpstream(t, path, harness, n, n)
+}
+
+// checkUpstream is checkCompleted for a proxy that sends upstream requests
+// besides the n client requests (title requests): the upstream gets
+// upstream requests in all.
+func (p *proxy) checkUpstream(t *testing.T, path, harness string, n, upstream int) {
+	t.Helper()
 	recs := p.log.records()
 	if len(recs) != n {
 		t.Errorf("proxy logged %d requests, want %d: %+v", len(recs), n, recs)
@@ -325,12 +391,16 @@ func (p *proxy) checkCompleted(t *testing.T, path, harness string, n int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.upstream) != n {
-		t.Errorf("scripted model got %d requests, want %d: %q", len(p.upstream), n, p.upstream)
+	if len(p.upstream) != upstream {
+		t.Errorf("scripted model got %d requests, want %d: %q", len(p.upstream), upstream, p.upstream)
 	}
 	for _, u := range p.upstream {
-		if u != "POST /v1/chat/completions auth-ok=true" {
-			t.Errorf("scripted model request %q, want POST /v1/chat/completions with Codex's key", u)
+		want := "POST /v1/chat/completions auth-ok=true"
+		if p.messages() {
+			want = "POST /v1/messages auth-ok=true"
+		}
+		if u != want {
+			t.Errorf("scripted model request %q, want %q (Codex's key)", u, want)
 		}
 	}
 }

@@ -40,6 +40,10 @@ type Env struct {
 	ConversationKey string
 	// Client is the shell tool the client advertised.
 	Client bridge.ClientShell
+	// Subagent is the client's sub-agent label, from its x-openai-subagent
+	// header ("collab_spawn" for a spawned child agent, "review",
+	// "compact", …); "" for the main agent.
+	Subagent string
 	// Request is the engine request of the turn.
 	Request *protocol.ResponsesRequest
 	// Logger receives debug records of the stages.

@@ -22,7 +22,16 @@ type ModelCaps struct {
 	// MaxOutputTokens caps the output, when the model has a known cap (0:
 	// unknown).
 	MaxOutputTokens int64 `json:"max_output_tokens,omitempty"`
+	// Variants picks a harness variant for the model, harness name →
+	// variant: {"mini-swe-agent":"text"} runs mini-swe-agent's text
+	// protocol for a model without function calling. Each harness
+	// documents its variants and rejects a name it does not know.
+	Variants map[string]string `json:"variants,omitempty"`
 }
+
+// Variant returns the variant the entry picks for harness ("" for the
+// harness's default).
+func (m ModelCaps) Variant(harness string) string { return m.Variants[harness] }
 
 // ModelTable maps model names to capabilities: the first entry whose Match
 // is a substring of the lowercased model name wins.
@@ -48,8 +57,8 @@ func BuiltinModels() *ModelTable {
 }
 
 // LoadModelTable reads a model-capabilities file — a JSON array of
-// {"match","reasoning","efforts","max_output_tokens"} objects — whose
-// entries go before the built-in ones.
+// {"match","reasoning","efforts","max_output_tokens","variants"} objects —
+// whose entries go before the built-in ones.
 func LoadModelTable(path string) (*ModelTable, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -59,7 +68,7 @@ func LoadModelTable(path string) (*ModelTable, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&entries); err != nil {
-		return nil, fmt.Errorf("harness: model caps %s: want a JSON array of {\"match\",\"reasoning\",\"efforts\",\"max_output_tokens\"}: %w", path, err)
+		return nil, fmt.Errorf("harness: model caps %s: want a JSON array of {\"match\",\"reasoning\",\"efforts\",\"max_output_tokens\",\"variants\"}: %w", path, err)
 	}
 	for i, e := range entries {
 		if strings.TrimSpace(e.Match) == "" {
@@ -69,6 +78,11 @@ func LoadModelTable(path string) (*ModelTable, error) {
 		case request.ReasoningDefault, request.ReasoningThinkingToggle:
 		default:
 			return nil, fmt.Errorf("harness: model caps %s: entry %d: unknown reasoning %q (want \"thinking_toggle\" or \"\")", path, i, e.Reasoning)
+		}
+		for h, v := range e.Variants {
+			if h == "" || v == "" {
+				return nil, fmt.Errorf("harness: model caps %s: entry %d: variants: empty harness name or variant", path, i)
+			}
 		}
 		entries[i].Match = strings.ToLower(e.Match)
 	}

@@ -98,6 +98,7 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 		Workspace:       ParseWorkspace(req.Input, Workspace{Date: t.Format(time.DateOnly)}),
 		ConversationKey: conversationKey(req, hdr),
 		Client:          bridge.DetectShell(req.Tools),
+		Subagent:        hdr.Get("x-openai-subagent"),
 		Request:         req,
 		Logger:          log,
 	}

@@ -68,9 +68,13 @@ func (e *edge[T]) put(b *[]T) {
 
 func (n *inst[In, Out]) newEdge(buffer int) any { return newEdgeOf[Out](buffer) }
 
-func runAsync[In, Out any](ctx context.Context, g *Graph, insts []instance, src Source[In], sink Sink[Out], cfg *runConfig) error {
+// runAsync runs the graph on the gs runtime: the source, every node (or,
+// with AsyncBoundary marks, every segment of nodes) and the sink in
+// goroutines of their own. fail is called with the first error of a part.
+func runAsync[In, Out any](ctx context.Context, fail func(), g *Graph, insts []instance, src Source[In], sink Sink[Out], cfg *runConfig) error {
 	rt := &asyncRun{obs: cfg.observer, maxBatch: cfg.maxBatch}
 	r := gs.NewRuntime(cfg.buffer)
+	r.OnError = func(error) { fail() }
 	// edges[0] is the source's output; edges[i+1] is node i's output.
 	edges := make([]any, len(insts)+1)
 	edges[0] = newEdgeOf[In](cfg.buffer)
@@ -78,14 +82,25 @@ func runAsync[In, Out any](ctx context.Context, g *Graph, insts []instance, src 
 		edges[i+1] = in.newEdge(cfg.buffer)
 	}
 	source := r.NewSource(produce(src, edges[0].(*edge[In]), cfg.maxBatch))
-	last := source.Via(r.NewFlow(insts[0].asyncProc(rt, 0, g.nodes[0].info.Name, edges[0], edges[1])))
-	for i := 1; i < len(insts); i++ {
-		last = last.Via(r.NewFlow(insts[i].asyncProc(rt, i, g.nodes[i].info.Name, edges[i], edges[i+1])))
+	segs := segments(g)
+	proc := func(k int) processor {
+		lo, hi := segs[k], segs[k+1]
+		if hi-lo == 1 {
+			return insts[lo].asyncProc(rt, lo, g.nodes[lo].info.Name, edges[lo], edges[hi])
+		}
+		return newSegment(g, insts, lo, hi, edges, cfg)
+	}
+	last := source.Via(r.NewFlow(proc(0)))
+	for k := 1; k < len(segs)-1; k++ {
+		last = last.Via(r.NewFlow(proc(k)))
 	}
 	out := edges[len(insts)].(*edge[Out])
 	var sinkSeq uint64
 	last.To(r.NewSink(func(_ context.Context, batch any) (err error) {
-		b := batch.(*[]Out)
+		b, ok := batch.(*[]Out)
+		if !ok {
+			return &StageError{Stage: SinkName, Err: gs.ForeignBatch(batch)}
+		}
 		defer func() {
 			if v := recover(); v != nil {
 				err = &StageError{Stage: SinkName, Seq: sinkSeq, Err: &PanicError{Value: v, Stack: debug.Stack()}}
@@ -204,7 +219,10 @@ func (n *inst[In, Out]) asyncProc(rt *asyncRun, idx int, name string, in, out an
 func (a *asyncNode[In, Out]) Process(ctx context.Context, batch any, send gs.Sender) (err error) {
 	n := a.n
 	a.ctx, a.send = ctx, send
-	b := batch.(*[]In)
+	b, ok := batch.(*[]In)
+	if !ok {
+		return &StageError{Stage: n.name, Seq: n.seq, Err: gs.ForeignBatch(batch)}
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			err = &StageError{Stage: n.name, Seq: n.seq, Err: &PanicError{Value: v, Stack: debug.Stack()}}
@@ -264,4 +282,142 @@ func (a *asyncNode[In, Out]) Finish(ctx context.Context, send gs.Sender) (err er
 		return &StageError{Stage: n.name, Seq: n.seq, Finish: true, Err: ferr}
 	}
 	return a.sendErr
+}
+
+// segments returns where the async segments of g start, plus len(g.nodes)
+// at the end: every node when no node is marked with AsyncBoundary, else
+// the first node and every marked one (so marking only the first node runs
+// all nodes fused in one goroutine).
+func segments(g *Graph) []int {
+	marked := false
+	for _, n := range g.nodes {
+		marked = marked || n.info.AsyncBoundary
+	}
+	starts := make([]int, 0, len(g.nodes)+1)
+	for i, n := range g.nodes {
+		if i == 0 || !marked || n.info.AsyncBoundary {
+			starts = append(starts, i)
+		}
+	}
+	return append(starts, len(g.nodes))
+}
+
+// segment runs the nodes lo..hi-1 of a graph fused (as direct calls, with
+// the fused mode's error and observation rules) inside one gs.Flow.
+type segment struct {
+	g      *Graph
+	insts  []instance
+	lo, hi int
+	rt     *fusedRun
+	// feed pushes a batch of the first node's inputs through the chain.
+	feed func(batch any) error
+	// pending hands over the last node's output gathered so far.
+	pending  func() any
+	send     gs.Sender
+	maxBatch int
+}
+
+func newSegment(g *Graph, insts []instance, lo, hi int, edges []any, cfg *runConfig) *segment {
+	sg := &segment{g: g, insts: insts, lo: lo, hi: hi, maxBatch: cfg.maxBatch,
+		rt: &fusedRun{cur: -1, fin: -1, obs: cfg.observer}}
+	next := insts[hi-1].segmentTail(sg, edges[hi])
+	for i := hi - 1; i >= lo; i-- {
+		next = insts[i].fusedLink(sg.rt, i, next, g.nodes[i].info.Name)
+	}
+	sg.feed = insts[lo].feed(next, edges[lo], sg.rt)
+	return sg
+}
+
+// recovered turns a panic inside the segment into the StageError of the
+// node that was running, as runFused does.
+func (sg *segment) recovered(err *error) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	i := sg.rt.cur
+	if i < sg.lo || i >= sg.hi {
+		i = sg.lo
+	}
+	*err = &StageError{Stage: sg.g.nodes[i].info.Name, Seq: sg.insts[i].seqNo(), Finish: i == sg.rt.fin,
+		Err: &PanicError{Value: v, Stack: debug.Stack()}}
+}
+
+func (sg *segment) Process(ctx context.Context, batch any, send gs.Sender) (err error) {
+	sg.rt.ctx, sg.send = ctx, send
+	defer sg.recovered(&err)
+	return sg.feed(batch)
+}
+
+func (sg *segment) Pending() any { return sg.pending() }
+
+func (sg *segment) Finish(ctx context.Context, send gs.Sender) (err error) {
+	sg.rt.ctx, sg.send = ctx, send
+	defer sg.recovered(&err)
+	for i := sg.lo; i < sg.hi; i++ {
+		if err := sg.insts[i].fusedFinish(sg.rt); err != nil {
+			return err
+		}
+	}
+	return sg.rt.err
+}
+
+// feed returns the function that pushes a batch of this node's inputs
+// through head, the fused chain of a segment starting with this node.
+func (n *inst[In, Out]) feed(head, in any, rt *fusedRun) func(batch any) error {
+	h, e := head.(func(In)), in.(*edge[In])
+	return func(batch any) error {
+		b, ok := batch.(*[]In)
+		if !ok {
+			return &StageError{Stage: n.name, Seq: n.seq, Err: gs.ForeignBatch(batch)}
+		}
+		for _, v := range *b {
+			h(v)
+			if rt.err != nil {
+				return rt.err
+			}
+		}
+		e.put(b)
+		return nil
+	}
+}
+
+// segmentTail returns the emit function of this node when it ends a
+// segment: it gathers the outputs into batches for the next segment (owning
+// borrowed values) and sends a batch when it is full.
+func (n *inst[In, Out]) segmentTail(sg *segment, out any) any {
+	e := out.(*edge[Out])
+	var pending *[]Out
+	sg.pending = func() any {
+		if pending == nil || len(*pending) == 0 {
+			return nil
+		}
+		b := pending
+		pending = nil
+		return b
+	}
+	rt := sg.rt
+	return func(v Out) {
+		if rt.err != nil {
+			return
+		}
+		if e.own != nil {
+			v = e.own(v)
+		}
+		if pending == nil {
+			pending = e.get(16)
+		}
+		*pending = append(*pending, v)
+		if len(*pending) < sg.maxBatch {
+			return
+		}
+		b := pending
+		pending = nil
+		start := time.Now()
+		if err := sg.send(b); err != nil {
+			rt.fail(err)
+		}
+		// Waiting for the next segment is not this node's time.
+		rt.child += time.Since(start)
+	}
 }

@@ -1,8 +1,12 @@
 package pipeline
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Then composes two stages into one: every output of a is pushed into b.
+// The composed stage is a Resource opening and closing those of a and b.
 // The joint is type-checked by the compiler. Finish, when either stage has
 // one, flushes a first (its outputs go through b) and then b.
 func Then[A, B, C any](a Stage[A, B], b Stage[B, C]) Stage[A, C] {
@@ -56,4 +60,37 @@ func (c *chained[A, B, C]) Finish(ctx context.Context, emit func(C)) error {
 		return f.Finish(ctx, emit)
 	}
 	return nil
+}
+
+// Open opens a, then b, when they are Resources (see Resource); when b's
+// Open fails, a is closed again.
+func (c *chained[A, B, C]) Open(ctx context.Context) error {
+	ra, _ := c.a.(Resource)
+	rb, _ := c.b.(Resource)
+	if ra != nil {
+		if err := ra.Open(ctx); err != nil {
+			return err
+		}
+	}
+	if rb != nil {
+		if err := rb.Open(ctx); err != nil {
+			if ra != nil {
+				return errors.Join(err, ra.Close())
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes b, then a, when they are Resources, and joins their errors.
+func (c *chained[A, B, C]) Close() error {
+	var errs []error
+	if rb, ok := c.b.(Resource); ok {
+		errs = append(errs, rb.Close())
+	}
+	if ra, ok := c.a.(Resource); ok {
+		errs = append(errs, ra.Close())
+	}
+	return errors.Join(errs...)
 }

@@ -15,8 +15,11 @@ func (g *Graph) Describe() string {
 		if n.info.Description != "" {
 			fmt.Fprintf(&b, "  — %s", n.info.Description)
 		}
-		if k := len(n.mws); k > 0 {
+		if k := len(n.wraps); k > 0 {
 			fmt.Fprintf(&b, "  [+%d middleware]", k)
+		}
+		if n.info.AsyncBoundary {
+			b.WriteString("  [async boundary]")
 		}
 		b.WriteByte('\n')
 	}
@@ -55,6 +58,9 @@ func (g *Graph) DOT() string {
 }
 
 // Format renders the graph as "text", "mermaid" or "dot".
+//
+// Deprecated: choosing a rendering by name is the job of the caller (the
+// CLI's --format flag); call Describe, Mermaid or DOT.
 func (g *Graph) Format(format string) (string, error) {
 	switch format {
 	case "text", "":

@@ -34,8 +34,11 @@ func build(op, name string, nodes []Node) (*Graph, error) {
 	}
 	seen := make(map[string]bool, len(nodes))
 	for i, n := range nodes {
-		if n.info.Name == "" || n.factory == nil {
-			return nil, &GraphError{Op: op, Node: n.info.Name, Err: fmt.Errorf("%w (node %d)", ErrBadName, i)}
+		if n.info.Name == "" {
+			return nil, &GraphError{Op: op, Err: fmt.Errorf("%w (node %d)", ErrBadName, i)}
+		}
+		if n.factory == nil {
+			return nil, &GraphError{Op: op, Node: n.info.Name, Err: fmt.Errorf("%w (node %d)", ErrNilFactory, i)}
 		}
 		if seen[n.info.Name] {
 			return nil, &GraphError{Op: op, Node: n.info.Name, Err: ErrDuplicateNode}
@@ -98,14 +101,23 @@ func (g *Graph) index(name string) int {
 // Renamed returns a copy of g under another name.
 func (g *Graph) Renamed(name string) *Graph { c := *g; c.name = name; return &c }
 
-func (g *Graph) edit(op, anchor string, f func(nodes []Node, i int) []Node) (*Graph, error) {
+func (g *Graph) edit(op, anchor string, f func(nodes []Node, i int) ([]Node, error)) (*Graph, error) {
 	i := -1
 	if anchor != "" {
 		if i = g.index(anchor); i < 0 {
 			return nil, &GraphError{Op: op, Node: anchor, Err: ErrUnknownNode}
 		}
 	}
-	return build(op, g.name, f(slices.Clone(g.nodes), i))
+	nodes, err := f(slices.Clone(g.nodes), i)
+	if err != nil {
+		return nil, &GraphError{Op: op, Node: anchor, Err: err}
+	}
+	return build(op, g.name, nodes)
+}
+
+// nodesEdit adapts an edit that cannot fail to edit.
+func nodesEdit(f func(nodes []Node, i int) []Node) func([]Node, int) ([]Node, error) {
+	return func(ns []Node, i int) ([]Node, error) { return f(ns, i), nil }
 }
 
 // InsertBefore returns a graph with nodes inserted just before the node called anchor.
@@ -113,7 +125,7 @@ func (g *Graph) InsertBefore(anchor string, nodes ...Node) (*Graph, error) {
 	if anchor == "" {
 		return nil, &GraphError{Op: "insert-before", Err: ErrUnknownNode}
 	}
-	return g.edit("insert-before", anchor, func(ns []Node, i int) []Node { return slices.Insert(ns, i, nodes...) })
+	return g.edit("insert-before", anchor, nodesEdit(func(ns []Node, i int) []Node { return slices.Insert(ns, i, nodes...) }))
 }
 
 // InsertAfter returns a graph with nodes inserted just after the node called anchor.
@@ -121,17 +133,17 @@ func (g *Graph) InsertAfter(anchor string, nodes ...Node) (*Graph, error) {
 	if anchor == "" {
 		return nil, &GraphError{Op: "insert-after", Err: ErrUnknownNode}
 	}
-	return g.edit("insert-after", anchor, func(ns []Node, i int) []Node { return slices.Insert(ns, i+1, nodes...) })
+	return g.edit("insert-after", anchor, nodesEdit(func(ns []Node, i int) []Node { return slices.Insert(ns, i+1, nodes...) }))
 }
 
 // Append returns a graph with nodes added at the end.
 func (g *Graph) Append(nodes ...Node) (*Graph, error) {
-	return g.edit("append", "", func(ns []Node, _ int) []Node { return append(ns, nodes...) })
+	return g.edit("append", "", nodesEdit(func(ns []Node, _ int) []Node { return append(ns, nodes...) }))
 }
 
 // Prepend returns a graph with nodes added at the start.
 func (g *Graph) Prepend(nodes ...Node) (*Graph, error) {
-	return g.edit("prepend", "", func(ns []Node, _ int) []Node { return slices.Insert(ns, 0, nodes...) })
+	return g.edit("prepend", "", nodesEdit(func(ns []Node, _ int) []Node { return slices.Insert(ns, 0, nodes...) }))
 }
 
 // Replace returns a graph where the node called name is replaced by node.
@@ -139,7 +151,7 @@ func (g *Graph) Replace(name string, node Node) (*Graph, error) {
 	if name == "" {
 		return nil, &GraphError{Op: "replace", Err: ErrUnknownNode}
 	}
-	return g.edit("replace", name, func(ns []Node, i int) []Node { ns[i] = node; return ns })
+	return g.edit("replace", name, nodesEdit(func(ns []Node, i int) []Node { ns[i] = node; return ns }))
 }
 
 // Remove returns a graph without the node called name. The neighbours of the
@@ -148,32 +160,49 @@ func (g *Graph) Remove(name string) (*Graph, error) {
 	if name == "" {
 		return nil, &GraphError{Op: "remove", Err: ErrUnknownNode}
 	}
-	return g.edit("remove", name, func(ns []Node, i int) []Node { return slices.Delete(ns, i, i+1) })
+	return g.edit("remove", name, nodesEdit(func(ns []Node, i int) []Node { return slices.Delete(ns, i, i+1) }))
 }
 
 // Wrap returns a graph where middleware decorates the node called name.
-// Middleware added later wraps around earlier middleware.
+// Middleware added later wraps around earlier middleware (and around typed
+// wraps, see WrapStage). A nil mw is ErrNilMiddleware; an unknown name
+// ErrUnknownNode.
 func (g *Graph) Wrap(name string, mw Middleware) (*Graph, error) {
-	if name == "" || mw == nil {
-		return nil, &GraphError{Op: "wrap", Node: name, Err: ErrUnknownNode}
+	if mw == nil {
+		return nil, &GraphError{Op: "wrap", Node: name, Err: ErrNilMiddleware}
 	}
-	return g.edit("wrap", name, func(ns []Node, i int) []Node {
-		ns[i].mws = append(slices.Clip(ns[i].mws), mw)
+	if name == "" {
+		return nil, &GraphError{Op: "wrap", Err: ErrUnknownNode}
+	}
+	return g.edit("wrap", name, nodesEdit(func(ns []Node, i int) []Node {
+		ns[i].wraps = append(slices.Clip(ns[i].wraps), wrapper{mw: mw})
 		return ns
-	})
+	}))
 }
 
 // WrapAll returns a graph where middleware decorates every node.
 func (g *Graph) WrapAll(mw Middleware) (*Graph, error) {
 	if mw == nil {
-		return nil, &GraphError{Op: "wrap", Err: fmt.Errorf("nil middleware")}
+		return nil, &GraphError{Op: "wrap", Err: ErrNilMiddleware}
 	}
-	return g.edit("wrap", "", func(ns []Node, _ int) []Node {
+	return g.edit("wrap", "", nodesEdit(func(ns []Node, _ int) []Node {
 		for i := range ns {
-			ns[i].mws = append(slices.Clip(ns[i].mws), mw)
+			ns[i].wraps = append(slices.Clip(ns[i].wraps), wrapper{mw: mw})
 		}
 		return ns
-	})
+	}))
+}
+
+// Configure returns a graph where opts (Describe, AsyncBoundary) apply to
+// the node called name.
+func (g *Graph) Configure(name string, opts ...NodeOption) (*Graph, error) {
+	if name == "" {
+		return nil, &GraphError{Op: "configure", Err: ErrUnknownNode}
+	}
+	return g.edit("configure", name, nodesEdit(func(ns []Node, i int) []Node {
+		ns[i] = ns[i].With(opts...)
+		return ns
+	}))
 }
 
 // Concat returns a graph running g and then each of more, checked at every joint.

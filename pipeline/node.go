@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 )
@@ -12,7 +13,10 @@ import (
 type Node struct {
 	info    NodeInfo
 	factory func() instance
-	mws     []Middleware
+	wraps   []wrapper
+	// fromAny and toAny build the adapter nodes that let a graph starting
+	// (or ending) with this node run on untyped elements (Graph.AsFlow).
+	fromAny, toAny func(name string) Node
 }
 
 // NodeInfo describes a node.
@@ -20,6 +24,9 @@ type NodeInfo struct {
 	Name        string
 	Description string
 	In, Out     reflect.Type
+	// AsyncBoundary marks the node as the start of an asynchronous segment
+	// (see the AsyncBoundary option).
+	AsyncBoundary bool
 }
 
 // NodeOption configures a node.
@@ -28,21 +35,45 @@ type NodeOption func(*NodeInfo)
 // Describe sets the one-line description shown by Graph.Describe and the exports.
 func Describe(text string) NodeOption { return func(i *NodeInfo) { i.Description = text } }
 
+// AsyncBoundary marks the node as an asynchronous boundary: in Async mode a
+// graph with at least one marked node runs as segments, each starting at a
+// marked node (or at the first node) and running fused — as direct calls,
+// in one goroutine of its own — up to the next marked node; segments are
+// connected by channels carrying batches, as the nodes of an unmarked graph
+// are. Mark the nodes whose work should overlap with the rest of the graph
+// (a slow post-processor, say) and leave cheap nodes fused with their
+// neighbours. A graph without marked nodes runs in Async mode as before,
+// every node in its own goroutine. Fused mode ignores the marks.
+func AsyncBoundary() NodeOption { return func(i *NodeInfo) { i.AsyncBoundary = true } }
+
 // NewNode declares a node named name whose stages come from factory.
-// factory is called once per Run.
+// factory is called once per Run. A nil factory makes a node that New and
+// the graph edits reject with ErrNilFactory.
 func NewNode[In, Out any](name string, factory func() Stage[In, Out], opts ...NodeOption) Node {
 	info := NodeInfo{Name: name, In: reflect.TypeFor[In](), Out: reflect.TypeFor[Out]()}
 	for _, o := range opts {
 		o(&info)
 	}
-	n := Node{info: info}
-	n.factory = func() instance { return newInst(factory()) }
+	n := Node{info: info, fromAny: fromAnyNode[In], toAny: toAnyNode[Out]}
+	if factory != nil {
+		n.factory = func() instance {
+			s := factory()
+			if s == nil {
+				return nil
+			}
+			return newInst(s)
+		}
+	}
 	return n
 }
 
 // StageNode declares a node for a stateless stage value, shared by all runs.
 // Use it only for stages without per-run state (Map, Filter, pure funcs).
+// A nil s makes a node that New rejects with ErrNilFactory.
 func StageNode[In, Out any](name string, s Stage[In, Out], opts ...NodeOption) Node {
+	if s == nil {
+		return NewNode[In, Out](name, nil, opts...)
+	}
 	return NewNode(name, func() Stage[In, Out] { return s }, opts...)
 }
 
@@ -55,6 +86,14 @@ func (n Node) Name() string { return n.info.Name }
 // Renamed returns a copy of n under another name.
 func (n Node) Renamed(name string) Node { n.info.Name = name; return n }
 
+// With returns a copy of n with opts applied (Describe, AsyncBoundary).
+func (n Node) With(opts ...NodeOption) Node {
+	for _, o := range opts {
+		o(&n.info)
+	}
+	return n
+}
+
 // AnyStage is the untyped view of a stage that middleware sees. Values keep
 // their dynamic types; a middleware must pass on values of the node's types.
 type AnyStage interface {
@@ -63,21 +102,69 @@ type AnyStage interface {
 }
 
 // Middleware decorates the stage of a node (logging, timing, redaction of
-// what passes). It is applied per run, to the fresh stage instance.
+// what passes). It is applied per run, to the fresh stage instance. It sees
+// every element boxed in an any; WrapStage decorates one node without that
+// cost.
 type Middleware func(node NodeInfo, next AnyStage) AnyStage
+
+// wrapper is one decoration of a node: a Middleware, or the typed wrap of
+// WrapStage (which takes and returns the node's Stage[In, Out] as an any).
+type wrapper struct {
+	mw    Middleware
+	typed func(node NodeInfo, s any) (any, error)
+}
+
+// WrapStage returns a graph where wrap decorates the stage of the node
+// called name, typed: wrap gets the run's fresh Stage[In, Out] of the node
+// (after the decorations added before, which it wraps around) and returns
+// the stage to run in its place, so elements pass without being boxed into
+// any. The node's types must be In and Out (ErrTypeMismatch otherwise). A
+// wrapping stage should implement Finisher when the stage it wraps may (and
+// call its Finish); the node's Resource, if any, is opened and closed by the
+// run whatever wraps it.
+func WrapStage[In, Out any](g *Graph, name string, wrap func(node NodeInfo, next Stage[In, Out]) Stage[In, Out]) (*Graph, error) {
+	if wrap == nil {
+		return nil, &GraphError{Op: "wrap", Node: name, Err: ErrNilMiddleware}
+	}
+	typed := func(info NodeInfo, s any) (any, error) {
+		out := wrap(info, s.(Stage[In, Out]))
+		if out == nil {
+			return nil, errNilWrap
+		}
+		return out, nil
+	}
+	if name == "" {
+		return nil, &GraphError{Op: "wrap", Err: ErrUnknownNode}
+	}
+	return g.edit("wrap", name, func(ns []Node, i int) ([]Node, error) {
+		in, out := reflect.TypeFor[In](), reflect.TypeFor[Out]()
+		if ns[i].info.In != in || ns[i].info.Out != out {
+			return nil, fmt.Errorf("%w: %s is %v → %v, the wrap takes %v → %v",
+				ErrTypeMismatch, name, ns[i].info.In, ns[i].info.Out, in, out)
+		}
+		ns[i].wraps = append(ns[i].wraps[:len(ns[i].wraps):len(ns[i].wraps)], wrapper{typed: typed})
+		return ns, nil
+	})
+}
+
+var errNilWrap = errors.New("wrap returned a nil stage")
 
 // instance is one run's erased view of a node.
 type instance interface {
-	wrap(info NodeInfo, mws []Middleware)
+	wrap(info NodeInfo, ws []wrapper) error
+	resource() Resource
 	fusedLink(rt *fusedRun, idx int, next any, name string) any
 	fusedFinish(rt *fusedRun) error
 	seqNo() uint64
 	asyncProc(rt *asyncRun, idx int, name string, in, out any) processor
 	newEdge(buffer int) any
+	feed(head, in any, rt *fusedRun) func(batch any) error
+	segmentTail(sg *segment, out any) any
 }
 
 type inst[In, Out any] struct {
 	stage Stage[In, Out]
+	orig  Stage[In, Out] // the factory's stage, before any wrap
 	seq   uint64
 	next  func(Out)
 	outs  uint64
@@ -85,25 +172,49 @@ type inst[In, Out any] struct {
 	name  string
 }
 
-func newInst[In, Out any](s Stage[In, Out]) *inst[In, Out] { return &inst[In, Out]{stage: s} }
+func newInst[In, Out any](s Stage[In, Out]) *inst[In, Out] { return &inst[In, Out]{stage: s, orig: s} }
 
 func (n *inst[In, Out]) seqNo() uint64 { return n.seq }
 
-func (n *inst[In, Out]) wrap(info NodeInfo, mws []Middleware) {
-	if len(mws) == 0 {
-		return
+// resource returns the factory's stage as a Resource, if it is one.
+func (n *inst[In, Out]) resource() Resource {
+	r, _ := n.orig.(Resource)
+	return r
+}
+
+// wrap applies the node's decorations in order. Consecutive middleware
+// share one erased chain; a typed wrap gets the stage as it stands.
+func (n *inst[In, Out]) wrap(info NodeInfo, ws []wrapper) error {
+	var orig, chain AnyStage // the erased view of stage, and what wraps it
+	closeChain := func() {
+		if chain != nil && chain != orig {
+			// An untouched chain (every middleware passed the stage
+			// through: logging at a disabled level, say) keeps the typed
+			// fast path.
+			n.stage = &typedAgain[In, Out]{a: chain, node: info.Name}
+		}
+		orig, chain = nil, nil
 	}
-	orig := AnyStage(&erased[In, Out]{s: n.stage})
-	a := orig
-	for _, mw := range mws {
-		a = mw(info, a)
+	for _, w := range ws {
+		if w.mw != nil {
+			if chain == nil {
+				orig = &erased[In, Out]{s: n.stage}
+				chain = orig
+			}
+			if chain = w.mw(info, chain); chain == nil {
+				return fmt.Errorf("middleware returned a nil stage")
+			}
+			continue
+		}
+		closeChain()
+		s, err := w.typed(info, n.stage)
+		if err != nil {
+			return err
+		}
+		n.stage = s.(Stage[In, Out])
 	}
-	if a == orig {
-		// Every middleware passed the stage through untouched (logging
-		// at a disabled level, say): keep the typed fast path.
-		return
-	}
-	n.stage = &typedAgain[In, Out]{a: a, node: info.Name}
+	closeChain()
+	return nil
 }
 
 func (n *inst[In, Out]) finisher() Finisher[Out] {
@@ -184,4 +295,28 @@ func (t *typedAgain[In, Out]) Finish(ctx context.Context, emit func(Out)) error 
 		err, t.err = t.err, nil
 	}
 	return err
+}
+
+// fromAnyNode returns a node that passes on its untyped inputs as T, and
+// fails on any other type; toAnyNode one that passes on T values untyped.
+func fromAnyNode[T any](name string) Node {
+	want := reflect.TypeFor[T]()
+	return StageNode(name, Func[any, T](func(_ context.Context, in any, emit func(T)) error {
+		v, ok := in.(T)
+		if !ok {
+			return fmt.Errorf("%w: element of type %T, the graph takes %v", ErrTypeMismatch, in, want)
+		}
+		emit(v)
+		return nil
+	}))
+}
+
+func toAnyNode[T any](name string) Node {
+	own := OwnFunc[T]()
+	return StageNode(name, Map(func(v T) any {
+		if own != nil {
+			v = own(v) // the untyped value leaves the run
+		}
+		return v
+	}))
 }

@@ -55,6 +55,28 @@ type Borrowed[T any] interface {
 	Own() T
 }
 
+// Resource is implemented by stages, sources and sinks that hold a
+// resource for one run: a file, a connection, a go-streams connector. Run
+// calls Open before the first element flows — on the source, then on every
+// node's stage in graph order (the stage the node's factory made, whatever
+// middleware wraps it), then on the sink — and Close once the run is over,
+// whatever its outcome (success, failure, cancellation, panic), on each of
+// them whose Open succeeded, in the reverse order. The run's goroutines have
+// all stopped by then.
+//
+// ctx is done at the latest when Run returns, and in Async mode as soon as
+// the run stops on an error, so a resource may keep it to end blocking work
+// it does during the run. An Open error ends the run before it starts (the
+// resources opened before it are closed); errors of Close are reported as
+// the run's error when it has none, else joined to it (errors.Join), so
+// that errors.Is and errors.As find both. Both come as *StageError with
+// Lifecycle set. A stage with a resource holds per-run state: declare its
+// node with NewNode (a fresh stage per run), not StageNode.
+type Resource interface {
+	Open(ctx context.Context) error
+	Close() error
+}
+
 // Mode selects how a run executes.
 type Mode int
 
@@ -62,7 +84,8 @@ const (
 	// Fused runs every node as direct calls in the caller's goroutine.
 	Fused Mode = iota
 	// Async runs every node in its own goroutine, connected by channels
-	// carrying batches.
+	// carrying batches — or, when nodes are marked with AsyncBoundary,
+	// every segment of nodes from one mark to the next.
 	Async
 )
 
@@ -157,29 +180,122 @@ func Run[In, Out any](ctx context.Context, g *Graph, src Source[In], sink Sink[O
 	for _, o := range opts {
 		o(&cfg)
 	}
-	insts := make([]instance, len(g.nodes))
-	for i, n := range g.nodes {
-		insts[i] = n.factory()
-		insts[i].wrap(n.info, n.mws)
+	insts, err := instantiate(g)
+	if err != nil {
+		return err
 	}
-	var err error
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	res := resources(g, insts, src, sink)
+	if err := res.open(rctx); err != nil {
+		return err
+	}
 	switch cfg.mode {
 	case Async:
-		err = runAsync(ctx, g, insts, src, sink, &cfg)
+		err = runAsync(rctx, cancel, g, insts, src, sink, &cfg)
 	default:
-		err = runFused(ctx, g, insts, src, sink, &cfg)
+		err = runFused(rctx, g, insts, src, sink, &cfg)
 	}
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		return ctx.Err()
+		err = ctx.Err()
 	}
 	if err == nil {
 		if f, ok := sink.(Flusher); ok {
 			if ferr := f.Flush(); ferr != nil {
-				return &StageError{Stage: SinkName, Finish: true, Err: ferr}
+				err = &StageError{Stage: SinkName, Finish: true, Err: ferr}
 			}
 		}
 	}
-	return err
+	return res.close(err)
+}
+
+// instantiate creates the stages of one run: every node's factory is
+// called and its decorations applied. A panicking factory or one that
+// returns no stage is an error of that node.
+func instantiate(g *Graph) (insts []instance, err error) {
+	insts = make([]instance, len(g.nodes))
+	i := 0
+	defer func() {
+		if v := recover(); v != nil {
+			insts, err = nil, &StageError{Stage: g.nodes[i].info.Name, Lifecycle: LifecycleOpen, Err: &PanicError{Value: v, Stack: debug.Stack()}}
+		}
+	}()
+	for i = range g.nodes {
+		n := g.nodes[i]
+		in := n.factory()
+		if in == nil {
+			return nil, &StageError{Stage: n.info.Name, Lifecycle: LifecycleOpen, Err: errors.New("the node's factory returned a nil stage")}
+		}
+		if err := in.wrap(n.info, n.wraps); err != nil {
+			return nil, &StageError{Stage: n.info.Name, Lifecycle: LifecycleOpen, Err: err}
+		}
+		insts[i] = in
+	}
+	return insts, nil
+}
+
+// runResources are the Resources of one run, in opening order.
+type runResources struct {
+	names  []string
+	rs     []Resource
+	opened int
+}
+
+func resources[In, Out any](g *Graph, insts []instance, src Source[In], sink Sink[Out]) *runResources {
+	res := &runResources{}
+	add := func(name string, v any) {
+		if r, ok := v.(Resource); ok {
+			res.names, res.rs = append(res.names, name), append(res.rs, r)
+		}
+	}
+	add(SourceName, src)
+	for i, in := range insts {
+		if r := in.resource(); r != nil {
+			add(g.nodes[i].info.Name, r)
+		}
+	}
+	add(SinkName, sink)
+	return res
+}
+
+// open opens the resources in order; on an error it closes those it opened.
+func (res *runResources) open(ctx context.Context) error {
+	for i, r := range res.rs {
+		if err := guard(func() error { return r.Open(ctx) }); err != nil {
+			return res.close(&StageError{Stage: res.names[i], Lifecycle: LifecycleOpen, Err: err})
+		}
+		res.opened = i + 1
+	}
+	return nil
+}
+
+// close closes the opened resources in reverse order and returns runErr
+// joined with their errors.
+func (res *runResources) close(runErr error) error {
+	errs := []error{runErr}
+	for i := res.opened - 1; i >= 0; i-- {
+		if err := guard(res.rs[i].Close); err != nil {
+			errs = append(errs, &StageError{Stage: res.names[i], Lifecycle: LifecycleClose, Err: err})
+		}
+	}
+	res.opened = 0
+	if len(errs) == 1 {
+		return runErr
+	}
+	if runErr == nil && len(errs) == 2 {
+		return errs[1]
+	}
+	return errors.Join(errs...)
+}
+
+// guard calls f, turning a panic into a *PanicError.
+func guard(f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return f()
 }
 
 // fusedRun is the shared state of one fused run.

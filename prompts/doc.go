@@ -10,6 +10,7 @@
 //
 //	pack/<harness>/<name>.tmpl   a template, addressed as (harness, name)
 //	pack/<harness>/markers.json  optional marker phrases of that harness
+//	pack/<harness>/<name>.json   optional data files of that harness (see Data)
 //
 // For example pack/minimal/system.tmpl is the system prompt of the "minimal"
 // harness, fetched with Default().Render("minimal", "system", nil). Nothing
@@ -36,6 +37,14 @@
 // directory: code asks Pack.Marker for the phrase and never spells it itself.
 // Every value must be a non-empty string.
 //
+// # Data files
+//
+// A <name>.json file other than markers.json is a data file: structured
+// data that goes with the prompts, such as a harness's fixed tool list with
+// descriptions in our wording (pack/zcode/tools.json). Pack.Data(harness,
+// "tools.json") returns its bytes as they are; each must be valid JSON, and
+// what the JSON means is up to the harness that reads it.
+//
 // # Overlays
 //
 // Load(dir) starts from the embedded pack and overlays a directory with the
@@ -46,10 +55,13 @@
 //   - dir/<harness>/markers.json merges over the embedded markers of that
 //     harness key by key: keys it names are replaced or added, the others are
 //     kept;
+//   - dir/<harness>/<name>.json replaces (or adds) the data file of the same
+//     path, whole;
 //   - any other file, and any entry whose name starts with ".", is ignored.
 //
-// Every template of the result must parse and every markers.json must be a
-// JSON object of strings; otherwise Load fails with an error naming the file.
+// Every template of the result must parse, every markers.json must be a
+// JSON object of strings and every data file valid JSON; otherwise Load fails
+// with an error naming the file.
 // Pack.Source tells whether a template came from the embedded pack or from
 // which overlay file.
 //

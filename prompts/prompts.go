@@ -30,6 +30,7 @@ var ErrNotFound = errors.New("prompts: not found")
 const (
 	tmplExt     = ".tmpl"
 	markersFile = "markers.json"
+	dataExt     = ".json"
 )
 
 // Pack is a set of prompt templates and marker phrases, grouped by harness.
@@ -43,6 +44,7 @@ type harnessTexts struct {
 	templates map[string]*entry
 	names     []string // sorted keys of templates
 	markers   map[string]string
+	data      map[string]*entry // data files by file name (see Data)
 }
 
 type entry struct {
@@ -82,11 +84,13 @@ func embeddedRoot() fs.FS {
 
 // Load returns the embedded pack overlaid by dir: a file
 // dir/<harness>/<name>.tmpl replaces (or adds) the template of the same path,
-// and a dir/<harness>/markers.json merges over that harness's embedded
-// markers key by key. Other files, and entries whose names start with ".",
-// are ignored. Every template of the result must parse and every markers.json
-// must be a JSON object of non-empty strings; otherwise the error names the
-// offending files. An empty dir returns Default().
+// a dir/<harness>/markers.json merges over that harness's embedded
+// markers key by key, and a dir/<harness>/<name>.json replaces (or adds) the
+// data file of the same path. Other files, and entries whose names start with
+// ".", are ignored. Every template of the result must parse, every
+// markers.json must be a JSON object of non-empty strings and every data file
+// valid JSON; otherwise the error names the offending files. An empty dir
+// returns Default().
 func Load(dir string) (*Pack, error) {
 	if dir == "" {
 		return Default(), nil
@@ -98,6 +102,7 @@ func Load(dir string) (*Pack, error) {
 type rawHarness struct {
 	templates map[string]*entry
 	markers   map[string]string
+	data      map[string]*entry
 }
 
 // build reads base (labelled as embedded) and then, if dir is not empty, the
@@ -125,7 +130,7 @@ func build(base fs.FS, dir string) (*Pack, error) {
 	p := &Pack{harnesses: make(map[string]*harnessTexts, len(raw))}
 	for _, h := range slices.Sorted(maps.Keys(raw)) {
 		r := raw[h]
-		ht := &harnessTexts{templates: r.templates, markers: r.markers}
+		ht := &harnessTexts{templates: r.templates, markers: r.markers, data: r.data}
 		if ht.templates == nil {
 			ht.templates = map[string]*entry{}
 		}
@@ -188,7 +193,8 @@ func readTree(raw map[string]*rawHarness, fsys fs.FS, where func(rel string) (so
 			fname := fd.Name()
 			isMarkers := fname == markersFile
 			isTmpl := strings.HasSuffix(fname, tmplExt) && len(fname) > len(tmplExt)
-			if strings.HasPrefix(fname, ".") || (!isMarkers && !isTmpl) {
+			isData := !isMarkers && strings.HasSuffix(fname, dataExt) && len(fname) > len(dataExt)
+			if strings.HasPrefix(fname, ".") || (!isMarkers && !isTmpl && !isData) {
 				continue
 			}
 			rel := h + "/" + fname
@@ -213,6 +219,17 @@ func readTree(raw map[string]*rawHarness, fsys fs.FS, where func(rel string) (so
 					r.markers = map[string]string{}
 				}
 				maps.Copy(r.markers, m)
+				continue
+			}
+			if isData {
+				if !json.Valid(data) {
+					fail(rel, errors.New("not valid JSON"))
+					continue
+				}
+				if r.data == nil {
+					r.data = map[string]*entry{}
+				}
+				r.data[fname] = &entry{text: string(data), source: source, label: label}
 				continue
 			}
 			if r.templates == nil {
@@ -378,4 +395,20 @@ func (p *Pack) Source(harness, name string) string {
 		return ""
 	}
 	return e.source
+}
+
+// Data returns the content of the data file name (a file name ending in
+// ".json", e.g. "tools.json") of harness: structured data that goes with the
+// prompts, such as a harness's fixed tool definitions with descriptions in
+// our wording. The file is valid JSON (Load checks it); the bytes are
+// returned as the file has them, and must not be modified.
+func (p *Pack) Data(harness, name string) ([]byte, error) {
+	h, err := p.harness(harness)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := h.data[name]; ok {
+		return []byte(e.text), nil
+	}
+	return nil, &notFound{kind: "data file", harness: harness, name: name, have: slices.Sorted(maps.Keys(h.data))}
 }

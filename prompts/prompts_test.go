@@ -77,7 +77,8 @@ func TestDefault(t *testing.T) {
 }
 
 // TestEmbeddedLayout keeps the embedded pack to its conventions: only
-// <harness>/<name>.tmpl and <harness>/markers.json, all valid.
+// <harness>/<name>.tmpl, <harness>/markers.json and <harness>/<name>.json
+// data files, all valid.
 func TestEmbeddedLayout(t *testing.T) {
 	err := fs.WalkDir(embedded, "pack", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -87,9 +88,10 @@ func TestEmbeddedLayout(t *testing.T) {
 		switch {
 		case d.IsDir() && depth <= 1:
 		case !d.IsDir() && depth == 2 && !strings.HasPrefix(d.Name(), ".") &&
-			(d.Name() == markersFile || strings.HasSuffix(d.Name(), tmplExt) && d.Name() != tmplExt):
+			(d.Name() == markersFile || strings.HasSuffix(d.Name(), tmplExt) && d.Name() != tmplExt ||
+				strings.HasSuffix(d.Name(), dataExt) && d.Name() != dataExt):
 		default:
-			t.Errorf("%s does not belong in the pack (want pack/<harness>/<name>.tmpl or pack/<harness>/markers.json)", path)
+			t.Errorf("%s does not belong in the pack (want pack/<harness>/<name>.tmpl, pack/<harness>/markers.json or pack/<harness>/<name>.json)", path)
 		}
 		return nil
 	})

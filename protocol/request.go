@@ -21,9 +21,9 @@ type ResponsesRequest struct {
 	Input             Items            // always written (nil as [])
 	Tools             []ToolSpec       // omitted when nil; a non-nil empty slice is written as []
 	ToolChoice        json.RawMessage  // always written (nil as "auto")
-	ParallelToolCalls bool             // always written
+	ParallelToolCalls *bool            // omitted when nil (the client sent none; the API's default is true)
 	Reasoning         *ReasoningConfig // always written (nil as null)
-	Store             bool             // always written
+	Store             *bool            // omitted when nil (the client sent none; the API's default is true)
 	Stream            bool             // always written
 	StreamOptions     json.RawMessage  // optional
 	Include           []string         // always written (nil as [])
@@ -57,4 +57,18 @@ type TextFormat struct {
 	Schema json.RawMessage
 	Name   string
 	Extra  Extra
+}
+
+// ParallelCalls reports whether the model may call several tools at once:
+// parallel_tool_calls as sent, true (the Responses API's default) when the
+// client sent none.
+func (r *ResponsesRequest) ParallelCalls() bool {
+	return r.ParallelToolCalls == nil || *r.ParallelToolCalls
+}
+
+// Stores reports whether the client asks for the response to be kept for
+// later reference (previous_response_id, item_reference): store as sent,
+// true (the Responses API's default) when the client sent none.
+func (r *ResponsesRequest) Stores() bool {
+	return r.Store == nil || *r.Store
 }

@@ -20,7 +20,7 @@ func (r ResponsesRequest) MarshalJSON() ([]byte, error) {
 		writeTools(w, r.Tools)
 	}
 	w.Raw("tool_choice", r.ToolChoice, `"auto"`)
-	w.Bool("parallel_tool_calls", r.ParallelToolCalls)
+	w.BoolOpt("parallel_tool_calls", r.ParallelToolCalls)
 	w.Key("reasoning")
 	if c := r.Reasoning; c == nil {
 		w.B = append(w.B, "null"...)
@@ -32,7 +32,7 @@ func (r ResponsesRequest) MarshalJSON() ([]byte, error) {
 		w.Extra(c.Extra)
 		w.Close(cf)
 	}
-	w.Bool("store", r.Store)
+	w.BoolOpt("store", r.Store)
 	w.Bool("stream", r.Stream)
 	w.RawOpt("stream_options", r.StreamOptions)
 	w.Strings("include", r.Include)
@@ -94,7 +94,7 @@ func (r *ResponsesRequest) UnmarshalJSON(data []byte) error {
 	if v.ToolChoice == nil {
 		v.ToolChoice = json.RawMessage(`"auto"`)
 	}
-	v.ParallelToolCalls = d.Bool("parallel_tool_calls")
+	v.ParallelToolCalls = d.BoolPtr("parallel_tool_calls")
 	d.Object("reasoning", func(c *jsonx.Fields) error {
 		v.Reasoning = &ReasoningConfig{
 			Effort:  c.Str("effort"),
@@ -104,7 +104,7 @@ func (r *ResponsesRequest) UnmarshalJSON(data []byte) error {
 		}
 		return c.Err
 	})
-	v.Store = d.Bool("store")
+	v.Store = d.BoolPtr("store")
 	v.Stream = d.Bool("stream")
 	v.StreamOptions = d.Raw("stream_options")
 	v.Include = d.Strings("include")

@@ -40,6 +40,7 @@ func (s *Server) upstreamError(w http.ResponseWriter, resp *http.Response) int {
 		}
 		msg = "upstream returned HTTP " + strconv.Itoa(resp.StatusCode) + ": " + msg
 	}
+	msg = s.redactKey(msg) // an upstream that quotes the key it was sent
 	if typ == "" {
 		typ = errorType(resp.StatusCode)
 	}

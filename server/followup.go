@@ -83,7 +83,7 @@ func (s *Server) collectRound(ctx context.Context, x *exchange, turn *harness.Tu
 // counting node; runErr is the error the round's run ended with.
 func (s *Server) replay(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, turn *harness.Turn,
 	evs []protocol.ResponseEvent, runErr error) (int, string) {
-	g, err := pipeline.New("response.replay", s.metrics.Node())
+	g, err := pipeline.New("response.replay", s.streamNode(x))
 	if err != nil {
 		x.err = err
 		return writeError(w, http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error()), "config_error"
@@ -93,7 +93,7 @@ func (s *Server) replay(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if runErr != nil {
 		err = runErr
 	}
-	return s.conclude(r, x, sink, err)
+	return s.concludeClient(w, r, x, sink, err)
 }
 
 // terminalEvent returns the first terminal event of a round.

@@ -425,7 +425,9 @@ func TestServeSendsWhatShapePrints(t *testing.T) {
 					w.WriteHeader(http.StatusServiceUnavailable) // only the request matters
 				})}
 				up := newUpstream(t, rec)
-				p := newProxy(t, up, server.Config{Wire: wire})
+				// One clock for both: harness prompts show the time.
+				now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+				p := newProxy(t, up, server.Config{Wire: wire, Now: now})
 				path := "/h/" + spec.Name + "/v1/responses"
 				if spec.Name == harness.NativeName {
 					path = "/v1/responses"
@@ -438,7 +440,7 @@ func TestServeSendsWhatShapePrints(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					turn, err := harness.Plan(context.Background(), harness.Config{Wire: wire, BaseURL: up.URL + "/v1"}, spec.Name, req,
+					turn, err := harness.Plan(context.Background(), harness.Config{Wire: wire, BaseURL: up.URL + "/v1", Now: now}, spec.Name, req,
 						http.Header{"Session-Id": {"s-1"}})
 					if err != nil {
 						t.Fatalf("request %d: plan: %v", i, err)

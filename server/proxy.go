@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -17,10 +16,11 @@ import (
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/sinks"
 	"github.com/harnessflow/harnessflow/sources"
+	"github.com/harnessflow/harnessflow/stages/metrics"
 	"github.com/harnessflow/harnessflow/stages/request"
 	"github.com/harnessflow/harnessflow/wire/chat"
+	"github.com/harnessflow/harnessflow/wire/responses"
 )
 
 // ---------------------------------------------------------------------------
@@ -39,11 +39,15 @@ type exchange struct {
 	errStage       string
 	rounds         int // follow-up rounds the proxy ran (FollowupsProxy)
 	err            error
+	stream         *metrics.Stream       // the client's stream, once it started (for /metrics)
+	failure        *protocol.StreamError // a response.failed the server wrote outside the graph
+	conv           *conversation         // the client's request, its store scope and resolved input (store_resolve.go)
 }
 
 func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{start: time.Now(), harness: r.PathValue("harness")}
 	defer s.logRequest(r, x)
+	defer s.endStream(x)
 	x.status, x.outcome = s.proxy(w, r, x)
 }
 
@@ -88,6 +92,7 @@ func (s *Server) planConfig() harness.Config {
 		Models:    s.cfg.Models,
 		Prompts:   s.cfg.Prompts,
 		Logger:    s.log,
+		Now:       s.cfg.Now,
 		Unbridged: s.metrics.UnbridgedCall,
 	}
 }
@@ -98,7 +103,7 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 		x.err = err
 		return writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
+	body, err := s.readBody(w, r)
 	if err != nil {
 		x.err = err
 		var tooBig *http.MaxBytesError
@@ -112,12 +117,16 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 		x.err = err
 		return writeError(w, http.StatusBadRequest, "invalid_request_error", "", "invalid Responses request: "+err.Error()), "bad_request"
 	}
-	if !req.Stream {
-		return writeError(w, http.StatusBadRequest, "invalid_request_error", "",
-			`harnessflow serve streams only: send "stream": true`), "bad_request"
-	}
 	if s.cfg.Model != "" {
 		req.Model = s.cfg.Model
+	}
+	if status, ok := s.requireModel(w, req); !ok {
+		return status, "bad_request"
+	}
+	// previous_response_id and item_reference resolved; a non-streaming
+	// request runs the same (streamed) turn, answered as one JSON body.
+	if req, x.status, x.outcome = s.converse(w, r, x, req); req == nil {
+		return x.status, x.outcome
 	}
 	turn, err := harness.Plan(r.Context(), s.planConfig(), x.harness, req, r.Header)
 	if err != nil {
@@ -151,7 +160,7 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 	sink := s.startSSE(w, x, req.Model)
 	err = pipeline.Run(ctx, g, sources.Reader(resp.Body, sources.WithName("upstream")), sink,
 		pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(s.metrics.Observer(g)))
-	return s.conclude(r, x, sink, err)
+	return s.concludeClient(w, r, x, sink, err)
 }
 
 // planError answers a request harness.Plan refused: a routing error or a
@@ -193,11 +202,14 @@ func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Reques
 		x.err = err
 		return nil, writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
 	}
-	resp, err := s.client.Do(up)
+	resp, err := s.do(up, metrics.RequestMain)
 	if err != nil {
 		x.err = err
 		if r.Context().Err() != nil {
 			return nil, cancelled(w), "client_closed"
+		}
+		if te, ok := errors.AsType[*TimeoutError](err); ok {
+			return nil, writeError(w, http.StatusGatewayTimeout, "server_error", "upstream_timeout", "harnessflow: "+te.Error()), "upstream_timeout"
 		}
 		return nil, writeError(w, http.StatusBadGateway, "server_error", "upstream_unreachable",
 			"upstream unreachable: "+redactURLError(err)), "upstream_unreachable"
@@ -245,15 +257,15 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, shaped re
 		up.Header.Set("Accept", "application/json")
 	}
 	up.Header.Set("User-Agent", "harnessflow")
-	auth := r.Header.Get("Authorization")
+	auth, clientKey := s.clientCredentials(r)
 	if s.cfg.APIKey != "" {
 		auth = "Bearer " + s.cfg.APIKey
 	}
 	if s.cfg.wire() == harness.WireMessages {
 		if key, ok := strings.CutPrefix(auth, "Bearer "); ok {
 			up.Header.Set("x-api-key", key)
-		} else if k := r.Header.Get("x-api-key"); k != "" && s.cfg.APIKey == "" {
-			up.Header.Set("x-api-key", k)
+		} else if clientKey != "" && s.cfg.APIKey == "" {
+			up.Header.Set("x-api-key", clientKey)
 		}
 		up.Header.Set("anthropic-version", "2023-06-01")
 	} else if auth != "" {
@@ -304,7 +316,7 @@ func (s *Server) responseGraph(x *exchange, turn *harness.Turn, unary, withMetri
 		return nil, nothing, err
 	}
 	if x.responseID == "" {
-		x.responseID = sinks.NewResponseID()
+		x.responseID = responses.NewResponseID()
 	}
 	closeExt := nothing
 	if s.cfg.Extend != nil {
@@ -323,7 +335,7 @@ func (s *Server) responseGraph(x *exchange, turn *harness.Turn, unary, withMetri
 		}
 	}
 	if withMetrics {
-		if g, err = g.Append(s.metrics.Node()); err != nil {
+		if g, err = g.Append(s.streamNode(x)); err != nil {
 			closeExt()
 			return nil, nothing, err
 		}
@@ -331,20 +343,14 @@ func (s *Server) responseGraph(x *exchange, turn *harness.Turn, unary, withMetri
 	return g, closeExt, nil
 }
 
-// startSSE starts the client's event stream.
-func (s *Server) startSSE(w http.ResponseWriter, x *exchange, model string) *sinks.ResponsesSSE {
-	hdr := w.Header()
-	hdr.Set("Content-Type", "text/event-stream")
-	hdr.Set("Cache-Control", "no-cache")
-	hdr.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	return sinks.NewResponsesSSE(w, sinks.ResponsesSSEOptions{ResponseID: x.responseID, Model: model, Flush: rc.Flush})
+// startSSE starts the answer to the client (see startClient).
+func (s *Server) startSSE(w http.ResponseWriter, x *exchange, model string) *responses.Writer {
+	return s.startClient(w, x, model)
 }
 
 // conclude ends the client's stream after the run that fed sink returned
 // err, and returns the status and outcome.
-func (s *Server) conclude(r *http.Request, x *exchange, sink *sinks.ResponsesSSE, err error) (int, string) {
+func (s *Server) conclude(r *http.Request, x *exchange, sink *responses.Writer, err error) (int, string) {
 	defer func() { x.events = sink.Events() }()
 	if err != nil {
 		s.metrics.RunError(err)
@@ -371,14 +377,17 @@ func (s *Server) conclude(r *http.Request, x *exchange, sink *sinks.ResponsesSSE
 		// The client stopped reading; the deferred cancel stops the upstream.
 		return http.StatusOK, "client_closed"
 	case err != nil && r.Context().Err() != nil:
-		_ = sink.Fail(&protocol.StreamError{Kind: protocol.ErrKindUpstream, Code: "cancelled",
-			Message: "request cancelled (client gone or server shutting down)", Retryable: true})
-		return http.StatusOK, "client_closed"
+		var outcome string
+		x.failure, outcome = shutdownFailure(r)
+		_ = sink.Fail(x.failure)
+		return http.StatusOK, outcome
 	case err != nil:
-		_ = sink.Fail(runFailure(err))
+		x.failure = runFailure(err)
+		_ = sink.Fail(x.failure)
 		return http.StatusOK, "failed"
 	case !sink.Ended():
-		_ = sink.Fail(&protocol.StreamError{Kind: protocol.ErrKindTruncated, Message: "the upstream stream ended without a terminal event", Retryable: true})
+		x.failure = &protocol.StreamError{Kind: protocol.ErrKindTruncated, Message: "the upstream stream ended without a terminal event", Retryable: true}
+		_ = sink.Fail(x.failure)
 		return http.StatusOK, "failed"
 	case sink.Terminal() == "response.failed":
 		return http.StatusOK, "failed"
@@ -392,6 +401,9 @@ func (s *Server) conclude(r *http.Request, x *exchange, sink *sinks.ResponsesSSE
 // an upstream read failure is a retryable truncation, anything else a
 // protocol error.
 func runFailure(err error) *protocol.StreamError {
+	if f := timeoutFailure(err); f != nil {
+		return f
+	}
 	var se *pipeline.StageError
 	if errors.As(err, &se) && se.Stage == pipeline.SourceName {
 		return &protocol.StreamError{Kind: protocol.ErrKindTruncated, Code: "server_error",

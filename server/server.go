@@ -19,7 +19,16 @@
 // first (DESIGN §10.7: drained and ignored; a failure is logged, counted and
 // the turn goes on), then the main request to {Upstream}{path}, and streams
 // the upstream's answer through the turn's response graph into a Responses
-// SSE stream ([sinks.ResponsesSSE]).
+// SSE stream (the writer of package wire/responses). A request without
+// "stream": true runs the same turn and gets the Response object the stream
+// would have ended with as its JSON body (an error body when it failed).
+//
+// Responses are kept (Config.Store: in memory by default, bounded by count,
+// bytes and age, scoped to the hash of the caller's credential) when their
+// request does not set "store": false, so that a later request can name
+// one in previous_response_id or refer to its items with item_reference;
+// both are resolved before the turn is shaped, and one the store does not
+// hold is an HTTP 400 that says why, never dropped.
 //
 // Follow-ups (DESIGN §10.4): when a harness's post node adds a follow-up
 // user message, the completed event carries end_turn:false. With
@@ -28,7 +37,8 @@
 // upstream itself with the round's output and the follow-up appended, at
 // most Config.MaxFollowupRounds times, and streams the final round only;
 // each round is buffered, so nothing of a round that is asked again leaks.
-// Nothing is kept between client requests in either mode.
+// Nothing of the rounds is kept between client requests in either mode
+// (the response store keeps what the client received).
 //
 // Errors the client sees:
 //
@@ -42,12 +52,29 @@
 //     an unreachable upstream: HTTP 502;
 //   - a stream that fails after it started (an upstream error event, an
 //     upstream that dies mid-stream, a run error): response.failed, never
-//     response.completed.
+//     response.completed;
+//   - with Config.ClientKeys, a request without an accepted bearer key:
+//     HTTP 401 (see auth.go);
+//   - a body over Config.MaxRequestBytes: HTTP 413, refused before it is
+//     read when its Content-Length says so; a request without a model (and
+//     no Config.DefaultModel): HTTP 400;
+//   - an upstream that sends no response headers within
+//     Config.UpstreamHeaderTimeout: HTTP 504; one that goes silent
+//     mid-answer for Config.UpstreamIdleTimeout: response.failed, code
+//     upstream_idle_timeout (see timeout.go);
+//   - a stream the shutdown ends after Config.ShutdownGrace:
+//     response.failed, code server_shutdown.
+//
+// /metrics counts every stream that started as ended, once, with its
+// outcome (completed, incomplete, failed, client_closed, shutdown), and the
+// upstream timeouts and refused client keys.
 //
 // The upstream request runs in the client request's context: a client that
-// disconnects, or a write to it that fails, cancels it. Authorization is
-// passed through from the client, or replaced by Config.APIKey; it is never
-// logged. One slog record per request names the method, path, harness,
+// disconnects, or a write to it that fails, cancels it; the shutdown
+// cancels it only after the grace period. Authorization is passed through
+// from the client (unless Config.ClientKeys makes it the proxy's own
+// credential), or replaced by Config.APIKey; it is never logged, and the
+// upstream URL's password never printed (RedactURL). One slog record per request names the method, path, harness,
 // wire, route, status, duration, events written, upstream status, follow-up
 // rounds and outcome — never a header value or any content.
 package server
@@ -61,12 +88,15 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
 	_ "github.com/harnessflow/harnessflow/harness/native" // the /v1/responses route needs "native"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/prompts"
+	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/metrics"
 )
 
@@ -91,6 +121,15 @@ const (
 
 // DefaultMaxFollowupRounds bounds the re-asks of FollowupsProxy.
 const DefaultMaxFollowupRounds = 3
+
+// DefaultShutdownGrace is how long a shutdown lets the streams in flight
+// finish (Config.ShutdownGrace).
+const DefaultShutdownGrace = 30 * time.Second
+
+// shutdownWrite bounds the wait, after the grace period, for the handlers
+// to write response.failed to their clients before the connections are
+// dropped.
+const shutdownWrite = 3 * time.Second
 
 // Config configures a Server.
 type Config struct {
@@ -127,6 +166,9 @@ type Config struct {
 	// MaxEventBytes caps one SSE line or event of the upstream stream (0:
 	// the decoder's default).
 	MaxEventBytes int
+	// Now is the clock of the harnesses' prompts (dates, times); nil means
+	// time.Now.
+	Now func() time.Time
 	// Models gives the model capabilities used in shaping (thinking toggle,
 	// reasoning levels); nil means the built-in table.
 	Models *harness.ModelTable
@@ -139,6 +181,51 @@ type Config struct {
 	// the last round still asks for a follow-up the client gets
 	// response.failed.
 	MaxFollowupRounds int
+	// UpstreamHeaderTimeout bounds the wait for an upstream's response
+	// headers (0: DefaultUpstreamHeaderTimeout; negative: no limit); the
+	// client gets HTTP 504. A non-streaming upstream request waits up to
+	// UpstreamIdleTimeout when that is longer (its headers come with the
+	// whole answer).
+	UpstreamHeaderTimeout time.Duration
+	// UpstreamIdleTimeout bounds the silence of an upstream body: how long
+	// a read waits for its next byte (0: DefaultUpstreamIdleTimeout;
+	// negative: no limit); the stream ends with response.failed (code
+	// upstream_idle_timeout). Time spent waiting for a slow client does not
+	// count.
+	UpstreamIdleTimeout time.Duration
+	// ShutdownGrace is how long Serve's shutdown lets the streams in flight
+	// finish before it ends them with response.failed (0:
+	// DefaultShutdownGrace; negative: none, end them at once).
+	ShutdownGrace time.Duration
+	// ClientKeys, when set, are the bearer keys clients must present
+	// (Authorization: Bearer KEY); any other request to the proxied routes
+	// gets HTTP 401. See ParseClientKeys. The client's key is never sent
+	// upstream.
+	ClientKeys []string
+	// InsecureOpenRelay lets Serve serve a non-loopback address with APIKey
+	// set and no ClientKeys, spending APIKey for whoever connects; without
+	// it Serve refuses (OpenRelayError).
+	InsecureOpenRelay bool
+	// DefaultModel is the model of a request that names none; without it
+	// such a request gets HTTP 400. (Model, when set, replaces every
+	// request's model.)
+	DefaultModel string
+	// Store keeps responses for previous_response_id and item_reference
+	// input items; nil means an in-memory store bounded by
+	// StoreMaxResponses, StoreMaxBytes and StoreTTL. A response is kept
+	// when its request does not set "store": false (Codex does; the SDKs
+	// default to true), scoped to the caller's credential.
+	Store Store
+	// StoreMaxResponses, StoreMaxBytes (of the responses' JSON) and
+	// StoreTTL bound the in-memory store (0: DefaultStoreMaxResponses,
+	// DefaultStoreMaxBytes, DefaultStoreTTL; negative: no limit).
+	StoreMaxResponses int
+	StoreMaxBytes     int64
+	StoreTTL          time.Duration
+	// NoStore keeps no responses: a previous_response_id, or an
+	// item_reference on the chat and messages wires, gets HTTP 400 (on the
+	// Responses wire item references go upstream as they are).
+	NoStore bool
 }
 
 // StreamInfo describes one proxied stream (for Config.Extend).
@@ -169,6 +256,11 @@ func (c Config) Check() error {
 	default:
 		return fmt.Errorf("server: unknown follow-up mode %q: want %s or %s", c.Followups, FollowupsClient, FollowupsProxy)
 	}
+	for i, k := range c.ClientKeys {
+		if len(k) < MinClientKeyBytes {
+			return fmt.Errorf("server: client key %d is %d bytes long: want at least %d", i+1, len(k), MinClientKeyBytes)
+		}
+	}
 	if c.MaxFollowupRounds < 0 {
 		return fmt.Errorf("server: max follow-up rounds %d: want 0 (the default, %d) or more", c.MaxFollowupRounds, DefaultMaxFollowupRounds)
 	}
@@ -189,13 +281,23 @@ func (c Config) wire() harness.Wire {
 	return c.Wire
 }
 
+func (c Config) shutdownGrace() time.Duration {
+	switch {
+	case c.ShutdownGrace < 0:
+		return 0
+	case c.ShutdownGrace == 0:
+		return DefaultShutdownGrace
+	}
+	return c.ShutdownGrace
+}
+
 func parseBase(s string) (string, error) {
 	req, err := http.NewRequest(http.MethodPost, s, nil)
 	if err != nil {
-		return "", fmt.Errorf("server: upstream URL %q: %w", s, err)
+		return "", fmt.Errorf("server: upstream URL %q: %w", RedactURL(s), redactURLErr(err))
 	}
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" || req.URL.Host == "" {
-		return "", fmt.Errorf("server: upstream URL %q: want http://host[:port][/path] or https://…", s)
+		return "", fmt.Errorf("server: upstream URL %q: want http://host[:port][/path] or https://…", RedactURL(s))
 	}
 	return strings.TrimRight(s, "/"), nil
 }
@@ -208,13 +310,22 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	mux     *http.ServeMux
+	keys    keyring // hashes of Config.ClientKeys
+
+	store        Store        // nil with Config.NoStore (store_resolve.go)
+	storeMetrics storeMetrics // its use, for /metrics
+
+	inflight atomic.Int64  // requests being served
+	stop     chan struct{} // closed by Stop
+	stopOnce sync.Once
 }
 
 // New returns a server for cfg. It starts no goroutine. A configuration that
 // fails Check makes every proxied request fail with HTTP 500 (and Serve
 // return the error).
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg, client: cfg.Client, log: cfg.Logger, metrics: cfg.Metrics}
+	s := &Server{cfg: cfg, client: cfg.Client, log: cfg.Logger, metrics: cfg.Metrics,
+		keys: newKeyring(cfg.ClientKeys), stop: make(chan struct{})}
 	if s.client == nil {
 		s.owned = http.DefaultTransport.(*http.Transport).Clone()
 		s.client = &http.Client{Transport: s.owned}
@@ -229,11 +340,13 @@ func New(cfg Config) *Server {
 		s.cfg.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/responses", s.handleResponses)
-	mux.HandleFunc("POST /responses", s.handleResponses)
-	mux.HandleFunc("POST /h/{harness}/v1/responses", s.handleResponses)
-	mux.HandleFunc("POST /h/{harness}/responses", s.handleResponses)
-	mux.Handle("GET /metrics", s.metrics)
+	responses := s.authenticate(s.handleResponses)
+	mux.HandleFunc("POST /v1/responses", responses)
+	mux.HandleFunc("POST /responses", responses)
+	mux.HandleFunc("POST /h/{harness}/v1/responses", responses)
+	mux.HandleFunc("POST /h/{harness}/responses", responses)
+	s.store = s.cfg.storeConfig()
+	mux.HandleFunc("GET /metrics", s.serveMetrics)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok\n") // a failed write means the client went away
@@ -277,21 +390,35 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
-// Serve serves on ln until ctx is cancelled, then shuts down: it stops
-// accepting, cancels the requests in flight (their streams end with
-// response.failed), waits up to 5 seconds for them, and returns nil. It
-// closes ln. A listener failure is returned as an error.
+// errShutdown is the cause of the request contexts a shutdown cancels.
+var errShutdown = errors.New("harnessflow is shutting down")
+
+// Serve serves on ln until ctx is cancelled or Stop is called, then shuts
+// down gracefully: it stops accepting connections, lets the requests in
+// flight finish within Config.ShutdownGrace, then cancels the rest (their
+// streams end with response.failed, code server_shutdown, counted with
+// outcome shutdown), waits a moment for those failures to be written, drops
+// the connections left and returns nil. Stop during the grace period ends
+// the streams in flight at once. Serve closes ln. It refuses an open relay
+// (OpenRelayError) and returns a listener failure as an error.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.cfg.Check(); err != nil {
 		ln.Close()
 		return err
 	}
+	if err := s.cfg.CheckAddr(ln.Addr()); err != nil {
+		ln.Close()
+		return err
+	}
 	defer s.CloseIdleConnections()
+	// The requests' contexts outlive ctx: the shutdown ends them itself.
+	reqCtx, endRequests := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer endRequests(errShutdown)
 	srv := &http.Server{
-		Handler:           s.mux,
+		Handler:           s.track(s.mux),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
@@ -299,16 +426,91 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case err := <-errc:
 		_ = srv.Close() // drop the connections still held; they would wait for the idle timeout
+		endRequests(errShutdown)
+		s.waitHandlers(shutdownWrite)
 		return fmt.Errorf("server: serve %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
+	case <-s.stop:
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close() // the streams that did not end in time
-	}
+	s.shutdown(srv, endRequests)
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("server: serve %s: %w", ln.Addr(), err)
 	}
 	return nil
+}
+
+// Stop makes Serve end the streams in flight at once (each gets
+// response.failed) and return, without waiting for the grace period: the
+// second signal of a command-line shutdown. It may be called from any
+// goroutine, more than once, before or during Serve's shutdown.
+func (s *Server) Stop() { s.stopOnce.Do(func() { close(s.stop) }) }
+
+// shutdown stops srv: no new connections, the requests in flight get the
+// grace period (cut short by Stop), then endRequests cancels the rest.
+func (s *Server) shutdown(srv *http.Server, endRequests context.CancelCauseFunc) {
+	grace := s.cfg.shutdownGrace()
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, "harnessflow: shutting down: no new connections; waiting for the requests in flight",
+		slog.Int64("in_flight", s.inflight.Load()), slog.Duration("grace", grace))
+	sctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	drained := make(chan struct{})
+	go func() {
+		_ = srv.Shutdown(sctx) // an error is sctx's: handled below
+		close(drained)
+	}()
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-drained:
+		s.waitHandlers(shutdownWrite)
+		return
+	case <-timer.C:
+		s.log.LogAttrs(context.Background(), slog.LevelWarn, "harnessflow: shutdown grace period over: ending the streams in flight with response.failed",
+			slog.Int64("in_flight", s.inflight.Load()), slog.Duration("grace", grace))
+	case <-s.stop:
+		s.log.LogAttrs(context.Background(), slog.LevelWarn, "harnessflow: stopping at once: ending the streams in flight with response.failed",
+			slog.Int64("in_flight", s.inflight.Load()))
+	}
+	endRequests(errShutdown)
+	// The handlers write response.failed and return; a client that does
+	// not read holds its handler until the connections are dropped.
+	select {
+	case <-drained:
+	case <-time.After(shutdownWrite):
+		cancel()
+		<-drained
+	}
+	_ = srv.Close()
+	s.waitHandlers(shutdownWrite)
+}
+
+// track counts the requests in flight.
+func (s *Server) track(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.inflight.Add(1)
+		defer s.inflight.Add(-1)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// waitHandlers waits up to d for the handlers still running to return
+// (after srv.Close their writes fail and their upstream requests are
+// cancelled, so they return promptly).
+func (s *Server) waitHandlers(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for s.inflight.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// shutdownFailure returns the stream error and outcome of a stream whose
+// request context was cancelled: by the server's shutdown, or because the
+// client went away.
+func shutdownFailure(r *http.Request) (*protocol.StreamError, string) {
+	if errors.Is(context.Cause(r.Context()), errShutdown) {
+		return &protocol.StreamError{Kind: protocol.ErrKindTruncated, Code: "server_shutdown",
+			Message: "harnessflow is shutting down: the stream did not finish within the shutdown grace period; try again", Retryable: true}, metrics.OutcomeShutdown
+	}
+	return &protocol.StreamError{Kind: protocol.ErrKindUpstream, Code: "cancelled",
+		Message: "request cancelled (client gone or server shutting down)", Retryable: true}, metrics.OutcomeClientClosed
 }

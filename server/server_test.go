@@ -509,11 +509,8 @@ func TestBadRequests(t *testing.T) {
 			t.Errorf("%q: %d %q %q", body, resp.StatusCode, typ, msg)
 		}
 	}
-	resp := p.post(t, "/v1/responses", strings.Replace(codexRequest(userMsg, false), `"stream":true`, `"stream":false`, 1), nil)
-	if msg, _ := errorBody(t, resp); resp.StatusCode != 400 || !strings.Contains(msg, "stream") {
-		t.Errorf("stream false: %d %q", resp.StatusCode, msg)
-	}
-	resp = p.post(t, "/v1/nothing", "{}", nil)
+	// (A request with "stream": false is answered: see unary_test.go.)
+	resp := p.post(t, "/v1/nothing", "{}", nil)
 	if _, typ := errorBody(t, resp); resp.StatusCode != 404 || typ != "invalid_request_error" {
 		t.Errorf("unknown path: %d", resp.StatusCode)
 	}
@@ -651,7 +648,7 @@ func TestServeShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(server.Config{Upstream: up.URL + "/v1", Logger: slog.New(slog.DiscardHandler)})
+	srv := server.New(server.Config{Upstream: up.URL + "/v1", Logger: slog.New(slog.DiscardHandler), ShutdownGrace: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
@@ -677,7 +674,8 @@ func TestServeShutdown(t *testing.T) {
 		t.Fatal("Serve did not return")
 	}
 	rest, _ := io.ReadAll(resp.Body)
-	if !strings.Contains(string(rest), "event: response.failed") || strings.Contains(string(rest), "response.completed") {
+	if !strings.Contains(string(rest), "event: response.failed") || strings.Contains(string(rest), "response.completed") ||
+		!strings.Contains(string(rest), `"code":"server_shutdown"`) {
 		t.Errorf("stream after shutdown:\n%s", rest)
 	}
 }
@@ -727,7 +725,7 @@ func TestShutdownBeforeUpstreamAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(server.Config{Upstream: up.URL + "/v1", Logger: slog.New(slog.DiscardHandler)})
+	srv := server.New(server.Config{Upstream: up.URL + "/v1", Logger: slog.New(slog.DiscardHandler), ShutdownGrace: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()

@@ -50,8 +50,11 @@ func (s *Server) sendTitle(ctx context.Context, r *http.Request, turn *harness.T
 	if err != nil {
 		return 0, err
 	}
-	resp, err := s.client.Do(up)
+	resp, err := s.do(up, metrics.RequestTitle)
 	if err != nil {
+		if te, ok := errors.AsType[*TimeoutError](err); ok {
+			return 0, te
+		}
 		return 0, errors.New("upstream unreachable: " + redactURLError(err))
 	}
 	defer resp.Body.Close()

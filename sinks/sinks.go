@@ -1,6 +1,6 @@
 // Package sinks provides the outputs of pipeline runs: an in-memory
 // collector, a channel, a function, a JSON Lines writer of events, and a
-// Responses-API SSE writer of events (what the proxy streams to clients).
+// deprecated alias of the Responses event writer (now in wire/responses).
 package sinks
 
 import (

@@ -35,7 +35,8 @@ func (e *extensionFlags) register(fs *flag.FlagSet) {
 }
 
 // apply inserts the requested stages into g. The returned closer must be
-// called when the run is over; it closes the recording file.
+// called when the run is over (the recording needs none: each run opens and
+// closes its own).
 func (e *extensionFlags) apply(g *pipeline.Graph, prefix string, stderr io.Writer) (*pipeline.Graph, func() error, error) {
 	closer := func() error { return nil }
 	var err error
@@ -53,16 +54,12 @@ func (e *extensionFlags) apply(g *pipeline.Graph, prefix string, stderr io.Write
 		}
 	}
 	if e.recordDir != "" {
-		f, path, rerr := tap.RecordFile(e.recordDir, prefix)
-		if rerr != nil {
-			return nil, closer, fmt.Errorf("--record: %w", rerr)
-		}
-		if g, err = g.Prepend(tap.Node(f)); err != nil {
-			f.Close()
+		// Every run of g records into a new file of its own, which the run
+		// creates when it starts and closes when it is over.
+		announce := func(path string) { fmt.Fprintf(stderr, "harnessflow: recording upstream bytes to %s\n", path) }
+		if g, err = g.Prepend(tap.Record(e.recordDir, prefix, announce)); err != nil {
 			return nil, closer, err
 		}
-		closer = f.Close
-		fmt.Fprintf(stderr, "harnessflow: recording upstream bytes to %s\n", path)
 	}
 	if e.logEvents {
 		logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))

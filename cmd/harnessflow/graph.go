@@ -59,12 +59,25 @@ func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	default:
 		return fail(stderr, "graph", exitUsage, "unknown direction %q (want request or response)", *direction)
 	}
-	out, err := g.Format(*format)
+	out, err := formatGraph(g, *format)
 	if err != nil {
 		return fail(stderr, "graph", exitUsage, "%v", err)
 	}
 	fmt.Fprint(stdout, out)
 	return exitOK
+}
+
+// formatGraph renders g for --format: text (Describe), mermaid or dot.
+func formatGraph(g *pipeline.Graph, format string) (string, error) {
+	switch format {
+	case "text", "":
+		return g.Describe(), nil
+	case "mermaid":
+		return g.Mermaid(), nil
+	case "dot":
+		return g.DOT(), nil
+	}
+	return "", fmt.Errorf("unknown graph format %q (want text, mermaid or dot)", format)
 }
 
 func runHarnesses(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {

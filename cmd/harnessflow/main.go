@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	_ "github.com/harnessflow/harnessflow/harness/all" // registers every harness
 )
@@ -32,6 +33,7 @@ func commands() map[string]command {
 		"harnesses":     {"list the registered harnesses and the wires each supports", runHarnesses},
 		"serve":         {"run the proxy: Responses API for clients such as Codex CLI, any upstream wire", runServe},
 		"mock-upstream": {"serve the embedded scripted model (Chat Completions) alone", runMockUpstream},
+		"bench":         {"measure a harness's graph per stage and end to end, fused, async and vs the official SDK", runBench},
 	}
 }
 
@@ -43,10 +45,51 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := notifyStop(context.Background())
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// stopKey is the context key of the channel the second stop signal closes.
+type stopKey struct{}
+
+// notifyStop returns a context cancelled by the first SIGINT or SIGTERM (a
+// command stops gracefully: serve lets its streams finish) whose stopNow
+// channel the second one closes (serve stops at once). The returned
+// function stops listening for the signals.
+func notifyStop(parent context.Context) (context.Context, func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(parent)
+	now := make(chan struct{})
+	ctx = context.WithValue(ctx, stopKey{}, (<-chan struct{})(now))
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			close(now)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
+
+// stopNow returns the channel notifyStop's second signal closes; nil (never
+// ready) for a context without one.
+func stopNow(ctx context.Context) <-chan struct{} {
+	ch, _ := ctx.Value(stopKey{}).(<-chan struct{})
+	return ch
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/pipeline"
@@ -16,8 +18,11 @@ import (
 )
 
 // runServe implements `harnessflow serve`: the Responses API proxy
-// (DESIGN §7) until ctx is cancelled (Ctrl-C). Without --upstream it runs
-// the scripted model in-process on a loopback port, so it works offline.
+// (DESIGN §7) until ctx is cancelled (the first SIGINT or SIGTERM), then a
+// graceful shutdown: the streams in flight get --shutdown-grace to finish,
+// and the second signal (stopNow(ctx)) ends them at once. Without
+// --upstream it runs the scripted model in-process on a loopback port, so
+// it works offline; that model outlives the shutdown.
 func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -32,6 +37,16 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	followups := fs.String("followups", server.FollowupsClient, "harness follow-ups: client (stream them, end_turn:false) or proxy (re-ask the upstream)")
 	maxRounds := fs.Int("max-followup-rounds", server.DefaultMaxFollowupRounds, "proxy follow-ups: at most `N` re-asks per client request")
 	maxEvent := fs.Int("max-event-bytes", 0, "cap on one upstream SSE line or event (default 32 MiB)")
+	headerTimeout := fs.Duration("upstream-header-timeout", server.DefaultUpstreamHeaderTimeout,
+		"give up on an upstream that sends no response headers within `D` (HTTP 504; 0: no limit); a non-streaming upstream request waits up to --upstream-idle-timeout when that is longer")
+	idleTimeout := fs.Duration("upstream-idle-timeout", server.DefaultUpstreamIdleTimeout,
+		"end a stream with response.failed when the upstream sends nothing for `D` mid-answer (0: no limit; the default is Codex CLI's own stream idle timeout)")
+	grace := fs.Duration("shutdown-grace", server.DefaultShutdownGrace,
+		"on SIGTERM or SIGINT, let the streams in flight finish for up to `D`, then end them with response.failed (0: at once; a second signal: at once)")
+	clientKeysEnv := fs.String("client-keys-env", "", "require clients to send \"Authorization: Bearer KEY\" with a key listed (comma or newline separated) in environment variable `NAME`")
+	clientKeysFile := fs.String("client-keys-file", "", "like --client-keys-env, with the keys in `FILE` (one per line or comma separated; # starts a comment line)")
+	openRelay := fs.Bool("insecure-open-relay", false, "allow a non-loopback --listen with --api-key-env and no client keys: anyone who reaches the port spends the upstream key")
+	defaultModel := fs.String("default-model", "", "the model of a request that names none (without it such a request gets HTTP 400)")
 	var ext extensionFlags
 	ext.register(fs)
 	var layer layerFlags
@@ -41,6 +56,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintln(stderr, "       [--api-key-env NAME] [--model NAME] [--mode fused|async] [--script FILE]")
 		fmt.Fprintln(stderr, "       [--redact] [--redact-pattern RE]... [--log-events] [--record DIR]")
 		fmt.Fprintln(stderr, "       [--followups client|proxy] [--max-followup-rounds N] [--prompts DIR] [--model-caps FILE]")
+		fmt.Fprintln(stderr, "       [--upstream-header-timeout 2m] [--upstream-idle-timeout 5m] [--shutdown-grace 30s]")
+		fmt.Fprintln(stderr, "       [--client-keys-env NAME | --client-keys-file FILE] [--insecure-open-relay] [--default-model NAME]")
 		fmt.Fprintln(stderr, "Serves the OpenAI Responses API (POST /v1/responses; POST /h/HARNESS/v1/responses to emulate a")
 		fmt.Fprintln(stderr, "harness; GET /metrics; GET /healthz) in front of a chat, messages or responses model server.")
 		fs.PrintDefaults()
@@ -83,6 +100,18 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *followups != server.FollowupsClient && *followups != server.FollowupsProxy {
 		return fail(stderr, "serve", exitUsage, "--followups: want client or proxy, got %q", *followups)
 	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"upstream-header-timeout", *headerTimeout}, {"upstream-idle-timeout", *idleTimeout}, {"shutdown-grace", *grace}} {
+		if d.v < 0 {
+			return fail(stderr, "serve", exitUsage, "--%s: want 0 or more, got %s", d.name, d.v)
+		}
+	}
+	clientKeys, err := loadClientKeys(*clientKeysEnv, *clientKeysFile)
+	if err != nil {
+		return fail(stderr, "serve", exitUsage, "%v", err)
+	}
 	planCfg, err := layer.config(wire, *upstream)
 	if err != nil {
 		return fail(stderr, "serve", exitUsage, "%v", err)
@@ -99,10 +128,12 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	logger := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The scripted model outlives the proxy's shutdown (ctx ends when the
+	// first signal comes): the streams in flight finish against it.
+	upCtx, upCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer upCancel()
 	var lc net.ListenConfig
-	upstreamDesc := fmt.Sprintf("%s (wire %s)", *upstream, wire)
+	upstreamDesc := fmt.Sprintf("%s (wire %s)", server.RedactURL(*upstream), wire)
 	scriptedDone := make(chan error, 1)
 	if *upstream == "" {
 		sln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
@@ -111,26 +142,12 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		*upstream = "http://" + sln.Addr().String() + "/v1"
 		upstreamDesc = "the built-in scripted model at " + *upstream + " (no --upstream given)"
-		go func() { scriptedDone <- serveHTTP(ctx, sln, scripted.New(script), errOut) }()
+		go func() { scriptedDone <- serveHTTP(upCtx, sln, scripted.New(script), errOut) }()
 	} else {
 		scriptedDone <- nil
 	}
 
-	ln, err := lc.Listen(ctx, "tcp", *listen)
-	if err != nil {
-		cancel()
-		<-scriptedDone
-		return fail(stderr, "serve", exitError, "%v", err)
-	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
-		fmt.Fprintf(errOut, "harnessflow serve: warning: listening on %s, which is not a loopback address\n", ln.Addr())
-	}
-	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "harnessflow serve: listening on %s, upstream %s\n", base, upstreamDesc)
-	fmt.Fprintf(stdout, "Point Codex at it: [model_providers.harnessflow] base_url = %q, wire_api = \"responses\" "+
-		"(harness routes: %s/h/NAME/v1)\n", base+"/v1", base)
-
-	srv := server.New(server.Config{
+	cfg := server.Config{
 		Upstream: *upstream,
 		Wire:     wire,
 		APIKey:   apiKey,
@@ -146,9 +163,58 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		Extend: func(g *pipeline.Graph, info server.StreamInfo) (*pipeline.Graph, func() error, error) {
 			return ext.apply(g, string(info.Wire), errOut)
 		},
-	})
+
+		UpstreamHeaderTimeout: noLimit(*headerTimeout),
+		UpstreamIdleTimeout:   noLimit(*idleTimeout),
+		ShutdownGrace:         noLimit(*grace),
+		ClientKeys:            clientKeys,
+		InsecureOpenRelay:     *openRelay,
+		DefaultModel:          *defaultModel,
+	}
+	// Refuse an open relay before binding anything (Serve checks again).
+	if addr, err := net.ResolveTCPAddr("tcp", *listen); err == nil {
+		if err := cfg.CheckAddr(addr); err != nil {
+			upCancel()
+			<-scriptedDone
+			return fail(stderr, "serve", exitUsage, "%v (--client-keys-env, --client-keys-file, or --insecure-open-relay)", err)
+		}
+	}
+	ln, err := lc.Listen(ctx, "tcp", *listen)
+	if err != nil {
+		upCancel()
+		<-scriptedDone
+		return fail(stderr, "serve", exitError, "%v", err)
+	}
+	if err := cfg.CheckAddr(ln.Addr()); err != nil {
+		ln.Close()
+		upCancel()
+		<-scriptedDone
+		return fail(stderr, "serve", exitUsage, "%v (--client-keys-env, --client-keys-file, or --insecure-open-relay)", err)
+	}
+	srv := server.New(cfg)
+	if !server.IsLoopback(ln.Addr()) {
+		fmt.Fprintf(errOut, "harnessflow serve: warning: listening on %s, which is not a loopback address\n", ln.Addr())
+	}
+	clients := "any caller"
+	if len(clientKeys) > 0 {
+		clients = fmt.Sprintf("bearer key required (%d accepted)", len(clientKeys))
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "harnessflow serve: listening on %s, upstream %s, clients: %s\n", base, upstreamDesc, clients)
+	fmt.Fprintf(stdout, "Point Codex at it: [model_providers.harnessflow] base_url = %q, wire_api = \"responses\" "+
+		"(harness routes: %s/h/NAME/v1)\n", base+"/v1", base)
+
+	served := make(chan struct{})
+	go func() {
+		select {
+		case <-stopNow(ctx): // a second signal
+			srv.Stop()
+		case <-served:
+		}
+	}()
 	serveErr := srv.Serve(ctx, ln)
-	cancel()
+	close(served)
+	upCancel()
 	scriptedErr := <-scriptedDone
 	if serveErr != nil {
 		return fail(stderr, "serve", exitError, "%v", serveErr)
@@ -157,4 +223,43 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return fail(stderr, "serve", exitError, "scripted model: %v", scriptedErr)
 	}
 	return exitOK
+}
+
+// noLimit maps a flag's 0 ("no limit", "at once") to the server's negative
+// value (its 0 means the default).
+func noLimit(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// loadClientKeys reads the client keys of --client-keys-env and
+// --client-keys-file (both may be given: the keys of both are accepted).
+// Its errors never quote a key.
+func loadClientKeys(envName, file string) ([]string, error) {
+	var keys []string
+	if envName != "" {
+		text := os.Getenv(envName)
+		if strings.TrimSpace(text) == "" {
+			return nil, fmt.Errorf("--client-keys-env: environment variable %s is not set or empty", envName)
+		}
+		k, err := server.ParseClientKeys(text)
+		if err != nil {
+			return nil, fmt.Errorf("--client-keys-env %s: %w", envName, err)
+		}
+		keys = append(keys, k...)
+	}
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--client-keys-file: %w", err)
+		}
+		k, err := server.ParseClientKeys(string(data))
+		if err != nil {
+			return nil, fmt.Errorf("--client-keys-file %s: %w", file, err)
+		}
+		keys = append(keys, k...)
+	}
+	return keys, nil
 }

@@ -106,6 +106,20 @@
 // client found through tool_search is counted too). Everything else passes
 // unchanged and in order; nothing is kept between runs.
 //
+// # Patches
+//
+// A mapping with a Patch (WritePatch for a whole-file write) reaches a
+// client that advertised apply_patch — Codex's freeform custom tool, or a
+// function taking {"input"} — as an apply_patch call instead of a shell
+// command: an "Add File" patch, which writes (or replaces) the file. Only
+// content a patch says exactly goes that way (it must end in a newline and
+// hold no carriage return); other content, and a client without
+// apply_patch, gets the shell command. A string-replacing edit is never a
+// patch: a patch hunk needs the file's lines around the change, and a
+// stateless proxy does not have the file. ReverseItem reads an Add File
+// apply_patch call of the history back through the mapping's FromPatch
+// (WriteFromPatch).
+//
 // # Going back
 //
 // A command built from a non-shell native tool (read, write, edit, glob,

@@ -61,6 +61,7 @@ type ClientShell struct {
 	yieldMin   int64           // the documented yield_time_ms range; 0: 250..30000
 	yieldMax   int64
 	advertised map[string]bool // toolKey(namespace, name) of every advertised tool
+	patch      patchKind       // how the client takes apply_patch calls (patch.go)
 }
 
 // Default documented range of exec_command's yield_time_ms.
@@ -89,6 +90,7 @@ var shellNames = []string{"shell", "shell_command", "bash", "run_shell_command"}
 // (and still knows the advertised names).
 func DetectShell(tools []protocol.ToolSpec) ClientShell {
 	c := detect(tools)
+	c.patch = detectPatch(tools)
 	c.advertised = make(map[string]bool, len(tools))
 	for _, t := range tools {
 		switch t.Type {

@@ -117,7 +117,7 @@ func (s *stage) release(emit func(protocol.ResponseEvent)) {
 func (s *stage) mayRewrite(item protocol.ResponseItem) bool {
 	switch v := item.(type) {
 	case *protocol.FunctionCall:
-		if v.Namespace != "" || s.opts.Client.Kind == ShellNone {
+		if v.Namespace != "" || s.opts.Client.Kind == ShellNone && !s.opts.Client.Patches() {
 			return false
 		}
 		_, ok := s.opts.Table.Lookup(v.Name)
@@ -213,6 +213,9 @@ func (s *stage) rewrite(item protocol.ResponseItem) (protocol.ResponseItem, stri
 	case *protocol.FunctionCall:
 		if v.Namespace == "" {
 			if m, ok := s.opts.Table.Lookup(v.Name); ok {
+				if out, ok := c.patchRewrite(m, v); ok {
+					return out, ""
+				}
 				sc, err := m.Build(json.RawMessage(v.Arguments))
 				if err != nil {
 					return nil, v.Name
@@ -281,6 +284,10 @@ func announced(item protocol.ResponseItem) protocol.ResponseItem {
 	case *protocol.LocalShellCall:
 		c := *v
 		c.Status = "in_progress"
+		return &c
+	case *protocol.CustomToolCall:
+		c := *v
+		c.Input, c.Status = "", "in_progress"
 		return &c
 	}
 	return item

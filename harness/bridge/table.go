@@ -27,6 +27,14 @@ type Mapping struct {
 	// Reverse; nil gives {"command":CMD}, with the workdir as a leading
 	// "cd DIR && ".
 	FromCommand func(cmd string, workdir string) (args string)
+	// Patch, when set, says the call as an apply_patch patch (see
+	// WritePatch): a client that advertised apply_patch gets the call as
+	// an apply_patch call instead of a shell command when Patch returns ok.
+	Patch func(args json.RawMessage) (patch string, ok bool)
+	// FromPatch, when set, reads a client apply_patch call of the history
+	// back into the native arguments (see WriteFromPatch); ok false means
+	// the patch is not one this mapping makes.
+	FromPatch func(patch string) (args string, ok bool)
 }
 
 // Table is a harness's bridge: one Mapping per native tool.
@@ -196,12 +204,24 @@ func (t Table) reverse(clientTool, cmd, workdir string) (string, string, bool) {
 }
 
 // ReverseItem is Reverse for an item of the client's history: a top-level
-// function_call or a local_shell_call.
+// function_call or a local_shell_call; and a call of the client's
+// apply_patch (custom, or a function taking {"input"}) that a mapping's
+// FromPatch reads.
 func (t Table) ReverseItem(item protocol.ResponseItem) (tool string, args string, ok bool) {
 	switch v := item.(type) {
+	case *protocol.CustomToolCall:
+		if v.Namespace != "" || v.Name != PatchToolName {
+			return "", "", false
+		}
+		return t.reversePatch(v.Input)
 	case *protocol.FunctionCall:
 		if v.Namespace != "" {
 			return "", "", false
+		}
+		if v.Name == PatchToolName {
+			if patch, ok := patchInput(v.Arguments); ok {
+				return t.reversePatch(patch)
+			}
 		}
 		return t.Reverse(v.Name, v.Arguments)
 	case *protocol.LocalShellCall:

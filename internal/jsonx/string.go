@@ -1,6 +1,8 @@
-// Package jsonx holds the hand-written JSON helpers that protocol and wire/chat share: string
-// escaping ([AppendString]), an object writer ([Encoder]) and an object reader ([Fields]).
-// Strings are escaped exactly as encoding/json does with SetEscapeHTML(false).
+// Package jsonx holds the hand-written JSON helpers of harnessflow: string escaping
+// ([AppendString]), an object writer ([Encoder]) and an object reader ([Fields]), which protocol
+// and wire/chat share, and the validating zero-copy reader of the stream decoders ([Scanner],
+// with its resume layer [Prefix] and [Suffix], and their common [DecodeError]). Strings are
+// escaped exactly as encoding/json does with SetEscapeHTML(false), and unescaped as it does.
 package jsonx
 
 import (
@@ -28,13 +30,17 @@ const (
 // high bit of the first byte that needs care: a control byte (< 0x20), '"', '\\' or a
 // non-ASCII byte. 0 means all 8 bytes are copied as they are. (The word tricks can flag bytes
 // above a true hit, never below it, so the lowest bit is exact.)
-func special8(w uint64) uint64 {
+func special8(w uint64) uint64 { return stop8(w) | w&msb }
+
+// stop8 is special8 without the non-ASCII bytes: the mask of the bytes that end a plain run
+// inside a JSON string being read (a control byte, '"' or '\\'), exact in its lowest bit.
+func stop8(w uint64) uint64 {
 	ctl := (w - 0x20*lsb) &^ w
 	q := w ^ ('"' * lsb)
 	q = (q - lsb) &^ q
 	bs := w ^ ('\\' * lsb)
 	bs = (bs - lsb) &^ bs
-	return (ctl | q | bs | w) & msb
+	return (ctl | q | bs) & msb
 }
 
 // AppendString appends s to dst as a JSON string, escaped exactly as encoding/json does with

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -56,6 +57,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.completions(w, r)
+	case path == "/v1/messages" || path == "/messages":
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeMessagesError(w, http.StatusMethodNotAllowed, "use POST for "+path)
+			return
+		}
+		h.messages(w, r) // the Messages mode (messages.go)
 	case (path == "/v1/models" || path == "/models") && r.Method == http.MethodGet:
 		w.Header().Set("Content-Type", "application/json")
 		model := h.script.Model
@@ -64,7 +72,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		fmt.Fprintf(w, `{"object":"list","data":[{"id":%s,"object":"model","created":%d,"owned_by":"harnessflow"}]}`+"\n", marshal(model), Created)
 	default:
-		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path+" (the scripted model serves POST /v1/chat/completions)")
+		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path+" (the scripted model serves POST /v1/chat/completions and /v1/messages)")
 	}
 }
 
@@ -179,7 +187,7 @@ func (h *Handler) play(r *request, id string) (t Turn, a answer, ok bool) {
 }
 
 func (h *Handler) render(t Turn, r *request, id string) (answer, bool) {
-	a := answer{reasoning: h.expand(t.Reasoning, r), text: h.expand(t.Text, r), finish: t.FinishReason}
+	a := answer{reasoning: h.expand(t.Reasoning, r, t.Capture), text: h.expand(t.Text, r, t.Capture), finish: t.FinishReason}
 	for i, c := range t.ToolCalls {
 		name, schema := c.Name, json.RawMessage(nil)
 		if name == "" {
@@ -230,7 +238,7 @@ func (h *Handler) model(r *request) string {
 	return DefaultModel
 }
 
-func (h *Handler) expand(s string, r *request) string {
+func (h *Handler) expand(s string, r *request, capture string) string {
 	if !strings.Contains(s, "{{") {
 		return s
 	}
@@ -238,7 +246,34 @@ func (h *Handler) expand(s string, r *request) string {
 		"{{tool_output}}", quoteOutput(r.toolOutput),
 		"{{user}}", r.lastUser,
 		"{{model}}", h.model(r),
+		"{{capture}}", captured(capture, r),
 	).Replace(s)
+}
+
+// captured is what a turn's Capture pattern finds in what the model saw
+// last — the last tool result when one follows the last user message, else
+// the last user message: its first group (the whole match without a
+// group), trimmed; "" when the pattern is empty, invalid or does not match.
+func captured(pattern string, r *request) string {
+	if pattern == "" {
+		return ""
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil { // Check rejects this; a hand-built script may not have been checked
+		return ""
+	}
+	seen := r.lastUser
+	if r.hasToolResult {
+		seen = r.toolOutput
+	}
+	m := re.FindStringSubmatch(seen)
+	switch {
+	case m == nil:
+		return ""
+	case len(m) > 1:
+		return strings.TrimSpace(m[1])
+	}
+	return strings.TrimSpace(m[0])
 }
 
 // quoteOutput returns the part of a tool result worth quoting: the section

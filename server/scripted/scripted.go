@@ -7,7 +7,8 @@
 // sets stream_options.include_usage), or as one chat.completion JSON when
 // "stream" is false. Text, reasoning and tool-call arguments are cut into
 // small fragments so that every answer exercises a real stream parser.
-// GET /v1/models lists the one model.
+// POST /v1/messages (and /messages) answers the same script as an Anthropic
+// Messages server (see messages.go). GET /v1/models lists the one model.
 //
 // # Scripts
 //
@@ -52,7 +53,10 @@
 // argv when the command has no shell syntax) or string, and short
 // placeholders for other required string parameters. Texts may use
 // {{tool_output}} (the last tool result, its "Output:" section when it has
-// one, at most 500 bytes), {{user}} (the last user message) and {{model}}.
+// one, at most 500 bytes), {{user}} (the last user message), {{model}} and
+// {{capture}} (what the turn's "capture" regular expression finds in the
+// last tool result or, without one, the last user message: its first
+// group, trimmed — for harnesses that send tool output back as text).
 // A request no turn answers gets a fixed apology text.
 //
 // [Default] is the built-in script: with tools and no tool result yet, a
@@ -71,6 +75,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -108,6 +113,13 @@ type Turn struct {
 	Status int `json:"status,omitempty"`
 	// Error is the message of a Status answer.
 	Error string `json:"error,omitempty"`
+	// Capture is a regular expression (Go syntax) for the {{capture}}
+	// placeholder: its first group (or whole match) in what the model saw
+	// last — the last tool result when one follows the last user message,
+	// else the last user message — trimmed. Text-protocol harnesses send
+	// tool output back as a user message ("OBSERVATION:\n…"), where
+	// {{tool_output}} finds nothing.
+	Capture string `json:"capture,omitempty"`
 }
 
 // Match is the condition of a [Turn]; nil fields are not checked.
@@ -210,6 +222,11 @@ func (s *Script) Check() error {
 		}
 		if t.Text == "" && t.Reasoning == "" && len(t.ToolCalls) == 0 {
 			return fmt.Errorf("turn %d: no text, reasoning, tool_calls or status", i+1)
+		}
+		if t.Capture != "" {
+			if _, err := regexp.Compile(t.Capture); err != nil {
+				return fmt.Errorf("turn %d: capture: %w", i+1, err)
+			}
 		}
 		for j, c := range t.ToolCalls {
 			if len(c.Arguments) > 0 {

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/stages/internal/jsonscan"
 )
 
 // Item id prefixes of the items anthropic.accumulate creates; the content
@@ -414,7 +414,7 @@ func (a *Accumulator) emitDone(b *block, emit func(protocol.ResponseEvent)) {
 // streamed, the start input compacted, or "{}".
 func (a *Accumulator) arguments(b *block) string {
 	in := b.text.buf
-	if len(jsonscan.TrimSpace(in)) == 0 {
+	if len(jsonx.TrimSpace(in)) == 0 {
 		in = bytes.TrimSpace(b.input)
 		if len(in) == 0 || string(in) == "null" || string(in) == "{}" {
 			return "{}"

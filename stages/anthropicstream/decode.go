@@ -3,11 +3,10 @@ package anthropicstream
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"math"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/pipeline"
-	"github.com/harnessflow/harnessflow/stages/internal/jsonscan"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
 
@@ -29,7 +28,7 @@ import (
 // reflection and without allocating; Event.Text then borrows from the SSE
 // data or from the decoder's scratch buffer.
 type Decoder struct {
-	sc   jsonscan.Scanner
+	sc   jsonx.Scanner
 	raw  rawEvent
 	done bool // message_stop or error passed on: the rest is ignored
 }
@@ -53,12 +52,12 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 		return nil
 	}
 	data := ev.Data
-	if t := jsonscan.TrimSpace(data); len(t) == 0 || string(t) == "[DONE]" {
+	if t := jsonx.TrimSpace(data); len(t) == 0 || string(t) == "[DONE]" {
 		// Blank data, or the sentinel some proxies append.
 		return nil
 	}
 	if !d.parseDelta(data) {
-		if err := d.parse(data); err != nil {
+		if !d.parse(data) {
 			if nameType == TypeError {
 				// An error event whose payload is not JSON (a proxy's
 				// plain-text error) is still an error: its data is the
@@ -67,11 +66,11 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 				emit(Event{Type: TypeError, Offset: ev.Offset, Error: &APIError{Message: string(bytes.TrimSpace(data))}})
 				return nil
 			}
-			return &DecodeError{Event: ev.Type, Offset: ev.Offset, Err: err}
+			return jsonx.NewDecodeError(ev.Type, ev.Offset, d.sc.Err())
 		}
 	}
 	r, sc := &d.raw, &d.sc
-	str := func(sp jsonscan.Span) string { return string(sc.Bytes(sp)) }
+	str := func(sp jsonx.Span) string { return string(sc.Bytes(sp)) }
 	typ, ok := knownEventBytes(sc.Bytes(r.typ))
 	if !ok {
 		if nameType == "" {
@@ -144,35 +143,22 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 }
 
 // DecodeError is the fatal error of anthropic.decode: an event's data is not
-// a well-formed JSON object of the expected shape.
-type DecodeError struct {
-	// Event is the SSE event name.
-	Event string
-	// Offset is the byte offset of the SSE event in the stream.
-	Offset int64
-	// Err is the cause, a *SyntaxError naming the offset inside the data.
-	Err error
-}
-
-// Error returns e.g. "content_block_delta event at byte 423: invalid JSON
-// at data byte 80: unexpected end of data in string literal".
-func (e *DecodeError) Error() string {
-	return fmt.Sprintf("%s event at byte %d: %v", e.Event, e.Offset, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *DecodeError) Unwrap() error { return e.Err }
+// a well-formed JSON object of the expected shape. Err is a *SyntaxError
+// naming the offset inside the data (also in DataOffset). It is the one
+// decode error of the stream packages (chatstream.DecodeError and
+// responsesstream.DecodeError are the same type).
+type DecodeError = jsonx.DecodeError
 
 // SyntaxError is a malformed JSON document: Offset is the byte offset inside
 // the event's data where reading stopped. Its Error returns "invalid JSON at
 // data byte N: MSG".
-type SyntaxError = jsonscan.SyntaxError
+type SyntaxError = jsonx.SyntaxError
 
 // empty is the non-nil empty Text of a delta whose payload is empty or absent.
 var empty = []byte{}
 
 // text returns a delta's payload, non-nil.
-func (d *Decoder) text(sp jsonscan.Span) []byte {
+func (d *Decoder) text(sp jsonx.Span) []byte {
 	if !sp.OK() {
 		return empty
 	}
@@ -258,7 +244,7 @@ func stopReason(b []byte) string {
 // clearing it per event is a plain memory clear. A repeated key replaces the
 // whole earlier value, as with encoding/json and a map.
 type rawEvent struct {
-	typ      jsonscan.Span
+	typ      jsonx.Span
 	index    int64
 	delta    rawDelta // content_block_delta and message_delta
 	usage    Usage    // message_delta
@@ -266,25 +252,25 @@ type rawEvent struct {
 	msg      rawMessage // message_start
 	block    rawBlock   // content_block_start
 	err      rawError
-	reqID    jsonscan.Span
+	reqID    jsonx.Span
 }
 
 type rawDelta struct {
-	typ, text, thinking, partialJSON, signature, stopReason, stopSequence jsonscan.Span
+	typ, text, thinking, partialJSON, signature, stopReason, stopSequence jsonx.Span
 }
 
 type rawMessage struct {
-	id, model, role jsonscan.Span
+	id, model, role jsonx.Span
 	usage           Usage
 	hasUsage        bool
 }
 
 type rawBlock struct {
-	typ, id, name, input, text, thinking, signature, data, toolUseID jsonscan.Span
+	typ, id, name, input, text, thinking, signature, data, toolUseID jsonx.Span
 }
 
 type rawError struct {
-	typ, message jsonscan.Span
+	typ, message jsonx.Span
 	present      bool
 }
 
@@ -352,15 +338,15 @@ func (d *Decoder) parseDelta(data []byte) bool {
 		s := &d.sc
 		s.Reset(data)
 		s.Seek(end)
-		payload, err := s.Str()
-		if p := s.Pos(); err != nil || len(data)-p != 2 || data[p] != '}' || data[p+1] != '}' {
+		payload, ok := s.StrSpan()
+		if p := s.Pos(); !ok || len(data)-p != 2 || data[p] != '}' || data[p+1] != '}' {
 			return false
 		}
 		d.raw = rawEvent{
-			typ:   jsonscan.DataSpan(9, len("content_block_delta")),
+			typ:   jsonx.DataSpan(9, len("content_block_delta")),
 			index: index,
 		}
-		d.raw.delta.typ = jsonscan.DataSpan(i, len(l.typ))
+		d.raw.delta.typ = jsonx.DataSpan(i, len(l.typ))
 		switch k {
 		case 0:
 			d.raw.delta.text = payload
@@ -376,140 +362,146 @@ func (d *Decoder) parseDelta(data []byte) bool {
 }
 
 // parse reads one event's data into d.raw.
-func (d *Decoder) parse(data []byte) error {
+func (d *Decoder) parse(data []byte) bool {
 	d.raw = rawEvent{}
 	return d.sc.ParseObject(data, d.topMember)
 }
 
-func (d *Decoder) topMember(key []byte) error {
+func (d *Decoder) topMember(key []byte) bool {
 	s, r := &d.sc, &d.raw
-	var err error
+	var ok bool
 	switch string(key) {
 	case "type":
-		r.typ, err = s.StrOrNull()
+		r.typ, ok = s.StrOrNull()
 	case "index":
-		r.index, _, err = s.Int()
+		r.index, _, ok = s.Int()
 	case "delta":
 		r.delta = rawDelta{}
-		_, err = s.ObjectOrNull(d.deltaMember)
+		_, ok = s.ObjectOrNull(d.deltaMember)
 	case "usage":
-		r.hasUsage, err = readUsage(s, &r.usage)
+		r.hasUsage, ok = readUsage(s, &r.usage)
 	case "message":
 		r.msg = rawMessage{}
-		_, err = s.ObjectOrNull(d.messageMember)
+		_, ok = s.ObjectOrNull(d.messageMember)
 	case "content_block":
 		r.block = rawBlock{}
-		_, err = s.ObjectOrNull(d.blockMember)
+		_, ok = s.ObjectOrNull(d.blockMember)
 	case "error":
 		r.err = rawError{}
-		switch s.Peek() {
-		case 'n':
-			_, err = s.Null()
-		case '"':
+		switch s.Kind() {
+		case jsonx.KindNull:
+			_, ok = s.Null()
+		case jsonx.KindString:
 			r.err.present = true
-			r.err.message, err = s.Str()
+			r.err.message, ok = s.StrSpan()
 		default:
 			r.err.present = true
-			err = s.Object(d.errorMember)
+			ok = s.Object(d.errorMember)
 		}
 	case "request_id":
-		r.reqID, err = s.StrOrNull()
+		r.reqID, ok = s.StrOrNull()
 	default:
-		err = s.Skip()
+		ok = s.Skip()
 	}
-	return err
+	return ok
 }
 
-func (d *Decoder) deltaMember(key []byte) error {
+func (d *Decoder) deltaMember(key []byte) bool {
 	s, r := &d.sc, &d.raw.delta
-	var err error
+	var dst *jsonx.Span
 	switch string(key) {
 	case "type":
-		r.typ, err = s.StrOrNull()
+		dst = &r.typ
 	case "text":
-		r.text, err = s.StrOrNull()
+		dst = &r.text
 	case "thinking":
-		r.thinking, err = s.StrOrNull()
+		dst = &r.thinking
 	case "partial_json":
-		r.partialJSON, err = s.StrOrNull()
+		dst = &r.partialJSON
 	case "signature":
-		r.signature, err = s.StrOrNull()
+		dst = &r.signature
 	case "stop_reason":
-		r.stopReason, err = s.StrOrNull()
+		dst = &r.stopReason
 	case "stop_sequence":
-		r.stopSequence, err = s.StrOrNull()
+		dst = &r.stopSequence
 	default:
-		err = s.Skip()
+		return s.Skip()
 	}
-	return err
+	var ok bool
+	*dst, ok = s.StrOrNull()
+	return ok
 }
 
-func (d *Decoder) messageMember(key []byte) error {
+func (d *Decoder) messageMember(key []byte) bool {
 	s, r := &d.sc, &d.raw.msg
-	var err error
+	var ok bool
 	switch string(key) {
 	case "id":
-		r.id, err = s.StrOrNull()
+		r.id, ok = s.StrOrNull()
 	case "model":
-		r.model, err = s.StrOrNull()
+		r.model, ok = s.StrOrNull()
 	case "role":
-		r.role, err = s.StrOrNull()
+		r.role, ok = s.StrOrNull()
 	case "usage":
-		r.hasUsage, err = readUsage(s, &r.usage)
+		r.hasUsage, ok = readUsage(s, &r.usage)
 	default:
-		err = s.Skip()
+		ok = s.Skip()
 	}
-	return err
+	return ok
 }
 
-func (d *Decoder) blockMember(key []byte) error {
+func (d *Decoder) blockMember(key []byte) bool {
 	s, r := &d.sc, &d.raw.block
-	var err error
+	var dst *jsonx.Span
 	switch string(key) {
-	case "type":
-		r.typ, err = s.StrOrNull()
-	case "id":
-		r.id, err = s.StrOrNull()
-	case "name":
-		r.name, err = s.StrOrNull()
 	case "input":
-		r.input, err = s.Raw()
+		var ok bool
+		r.input, ok = s.RawSpan()
+		return ok
+	case "type":
+		dst = &r.typ
+	case "id":
+		dst = &r.id
+	case "name":
+		dst = &r.name
 	case "text":
-		r.text, err = s.StrOrNull()
+		dst = &r.text
 	case "thinking":
-		r.thinking, err = s.StrOrNull()
+		dst = &r.thinking
 	case "signature":
-		r.signature, err = s.StrOrNull()
+		dst = &r.signature
 	case "data":
-		r.data, err = s.StrOrNull()
+		dst = &r.data
 	case "tool_use_id":
-		r.toolUseID, err = s.StrOrNull()
+		dst = &r.toolUseID
 	default:
-		err = s.Skip()
+		return s.Skip()
 	}
-	return err
+	var ok bool
+	*dst, ok = s.StrOrNull()
+	return ok
 }
 
-func (d *Decoder) errorMember(key []byte) error {
+func (d *Decoder) errorMember(key []byte) bool {
 	s, r := &d.sc, &d.raw.err
-	var err error
+	var ok bool
 	switch string(key) {
 	case "type":
-		r.typ, err = s.StrOrNull()
+		r.typ, ok = s.StrOrNull()
 	case "message":
-		r.message, err = s.StrOrNull()
+		r.message, ok = s.StrOrNull()
 	default:
-		err = s.Skip()
+		ok = s.Skip()
 	}
-	return err
+	return ok
 }
 
 // readUsage reads a usage object into u and reports true, or null (u is
 // cleared). Null fields are absent. A repeated key replaces the earlier
 // value.
-func readUsage(s *jsonscan.Scanner, u *Usage) (bool, error) {
+func readUsage(s *jsonx.Scanner, u *Usage) (present, ok bool) {
 	*u = Usage{}
-	return s.ObjectOrNull(func(key []byte) error {
+	return s.ObjectOrNull(func(key []byte) bool {
 		var (
 			bit UsageField
 			dst *int64
@@ -525,26 +517,26 @@ func readUsage(s *jsonscan.Scanner, u *Usage) (bool, error) {
 			bit, dst = UsageOutput, &u.OutputTokens
 		case "output_tokens_details":
 			u.ReasoningTokens, u.Present = 0, u.Present&^UsageReasoning
-			_, err := s.ObjectOrNull(func(key []byte) error {
+			_, ok := s.ObjectOrNull(func(key []byte) bool {
 				if string(key) != "reasoning_tokens" {
 					return s.Skip()
 				}
-				v, ok, err := s.Int()
+				v, present, ok := s.Int()
 				u.ReasoningTokens, u.Present = v, u.Present&^UsageReasoning
-				if ok {
+				if present {
 					u.Present |= UsageReasoning
 				}
-				return err
+				return ok
 			})
-			return err
+			return ok
 		default:
 			return s.Skip()
 		}
-		v, ok, err := s.Int()
+		v, present, ok := s.Int()
 		*dst, u.Present = v, u.Present&^bit
-		if ok {
+		if present {
 			u.Present |= bit
 		}
-		return err
+		return ok
 	})
 }

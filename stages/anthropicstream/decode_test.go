@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/stages/internal/jsonscan"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
 
@@ -19,7 +19,7 @@ import (
 func (d *Decoder) view() map[string]string {
 	r := &d.raw
 	v := map[string]string{"index": fmt.Sprint(r.index)}
-	put := func(k string, sp jsonscan.Span) {
+	put := func(k string, sp jsonx.Span) {
 		if sp.OK() {
 			v[k] = string(d.sc.Bytes(sp))
 		}
@@ -200,7 +200,7 @@ func diffParse(t *testing.T, d *Decoder, data []byte) {
 			t.Fatalf("%q: fast path differs from encoding/json (-json +decoder):\n%s", data, diff)
 		}
 	}
-	err := d.parse(data)
+	err := d.parseErr(data)
 	if (err != nil) != (werr != nil) {
 		t.Fatalf("%q: decoder error %v, encoding/json error %v", data, err, werr)
 	}
@@ -264,7 +264,7 @@ var parseCases = []string{
 	`[]`,
 	`"x"`,
 	``,
-	// Cases about JSON syntax alone are in stages/internal/jsonscan.
+	// Cases about JSON syntax alone are in internal/jsonx.
 }
 
 func TestParseMatchesEncodingJSON(t *testing.T) {

@@ -1,6 +1,7 @@
 package anthropicstream
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -26,4 +27,15 @@ var (
 func TestAsyncErrorNoFinish(t *testing.T) {
 	data := []byte("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\"}}\n\nevent: ping\ndata: {bad\n\n")
 	streamtest.AsyncFailures(t, pipeline.Must(Graph(Options{})), data, 2000)
+}
+
+// parseErr parses data into d.raw and returns the scanner's error.
+func (d *Decoder) parseErr(data []byte) error {
+	if d.parse(data) {
+		return nil
+	}
+	if err := d.sc.Err(); err != nil {
+		return err
+	}
+	return errors.New("parse failed without an error")
 }

@@ -1,10 +1,10 @@
 package chatstream
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
@@ -30,7 +30,7 @@ import (
 //     for lone surrogates and for invalid UTF-8 bytes;
 //   - any syntax error anywhere in the event fails the chunk.
 type chunkDecoder struct {
-	s      scanner
+	s      jsonx.Scanner
 	unary  bool // read choices[].message instead of choices[].delta
 	chunk  Chunk
 	usageV Usage       // what chunk.Usage points to
@@ -52,7 +52,7 @@ type chunkDecoder struct {
 	// chunk whose parse had no effect on the result (only skipped members,
 	// null finish_reason/usage/error, closing brackets) — parsing stops
 	// there, with the same result a full parse would give.
-	sfx     []byte
+	sfx     jsonx.Suffix
 	sfxOn   bool // this parse is recording a suffix from sfxAt
 	sfxPure bool // nothing since sfxAt had an effect
 	sfxAt   int
@@ -64,23 +64,28 @@ type chunkDecoder struct {
 // ...,"created":...,"model":...,"system_fingerprint":...,"choices":[{"index":
 // 0,"delta":), and parsing is a pure function of the bytes read, so when a
 // chunk starts with exactly the bytes of the snapshot the decoder restores
-// the state it had after them (id, model, choice index, nesting) and
-// resumes parsing at the delta value instead of scanning the prefix again.
-// A snapshot is only taken for plain prefixes: no string in it needed
-// unescaping, and it holds nothing but the top-level id, model and skipped
-// members, the first choice's index and skipped members, and the "delta"
-// key of that first choice.
+// the state it had after them (id, model, choice index; the scanner's
+// position and nesting come from the jsonx.Prefix) and resumes parsing at
+// the delta value instead of scanning the prefix again. A snapshot is only
+// taken for plain prefixes: no string in it needed unescaping, and it holds
+// nothing but the top-level id, model and skipped members, the first
+// choice's index and skipped members, and the "delta" key of that first
+// choice.
 type prefixSnap struct {
-	prefix       []byte // the bytes up to and including the ':' after "delta"
-	idOff, idLen int    // id within the prefix; idOff < 0 when absent
-	mOff, mLen   int    // model within the prefix; mOff < 0 when absent
-	index        int64  // the first choice's index
+	prefix       jsonx.Prefix // the bytes up to and including the ':' after "delta"
+	idOff, idLen int          // id within the prefix; idOff < 0 when absent
+	mOff, mLen   int          // model within the prefix; mOff < 0 when absent
+	index        int64        // the first choice's index
 }
 
 // maxSnapBytes bounds the prefix and suffix snapshots: the common ones are
 // about 200 and 50 bytes; long ones (a logprobs member, say) differ from
 // chunk to chunk anyway, and copying them for nothing would cost time.
 const maxSnapBytes = 1024
+
+// snapDepth is the nesting at the first choice's delta value: the chunk
+// object, the choices array and the choice object.
+const snapDepth = 3
 
 // prefixTrack follows a parse from the start to the first choice's delta,
 // recording what a snapshot needs and whether the prefix qualifies.
@@ -96,33 +101,34 @@ type prefixTrack struct {
 type span struct{ p0, p1, c0, c1 int }
 
 // decode parses one chunk into the decoder's own Chunk (valid until the
-// next decode). On a syntax error it returns a description of the problem
-// and the offset in data where it was found.
-func (d *chunkDecoder) decode(data []byte) (*Chunk, string, int) {
+// next decode). A syntax error is a *jsonx.SyntaxError naming the offset in
+// data where it was found.
+func (d *chunkDecoder) decode(data []byte) (*Chunk, error) {
 	s := &d.s
-	s.reset(data)
 	d.choice, d.spans, d.parts, d.calls = d.choice[:0], d.spans[:0], d.parts[:0], d.calls[:0]
 	d.chunk = Chunk{}
 	d.sfxOn, d.done = false, false
 	c := &d.chunk
-	resume := !d.unary && len(d.snap.prefix) > 0 && len(data) > len(d.snap.prefix) &&
-		string(data[:len(d.snap.prefix)]) == string(d.snap.prefix)
-	if !resume {
-		if k := s.kind(); k != kindObject {
-			if k == kindNone || !s.skip() || !s.end() {
-				return nil, "invalid JSON: " + s.msg(), s.errAt
+	resume := !d.unary && d.snap.prefix.Matches(data)
+	if resume {
+		d.snap.prefix.Resume(s, data)
+	} else {
+		s.Reset(data)
+		if k := s.Kind(); k != jsonx.KindObject {
+			if !s.Skip() || !s.End() {
+				return nil, s.Err()
 			}
-			return nil, "not a chat chunk: want a JSON object, got " + kindName(k), 0
+			return nil, fmt.Errorf("not a chat chunk: want a JSON object, got %s", k.Name())
 		}
 	}
-	if !d.top(resume) || !s.end() {
-		return nil, "invalid JSON: " + s.msg(), s.errAt
+	if !d.top(data, resume) || !s.End() {
+		return nil, s.Err()
 	}
 	if d.sfxOn {
-		if d.sfxPure && len(data)-d.sfxAt <= maxSnapBytes {
-			d.sfx = append(d.sfx[:0], data[d.sfxAt:]...)
+		if d.sfxPure {
+			d.sfx.Record(s, d.sfxAt, maxSnapBytes)
 		} else {
-			d.sfx = d.sfx[:0]
+			d.sfx.Forget()
 		}
 	}
 	if len(d.choice) > 0 {
@@ -138,106 +144,76 @@ func (d *chunkDecoder) decode(data []byte) (*Chunk, string, int) {
 		}
 		c.Choices = d.choice
 	}
-	return c, "", 0
+	return c, nil
 }
 
-// restore puts the decoder in the state it had after the snapshot's prefix.
-func (d *chunkDecoder) restore() {
-	s, sn, c := &d.s, &d.snap, &d.chunk
-	s.pos, s.depth = len(sn.prefix), 3
+// restore puts the decoder's own results in the state they had after the
+// snapshot's prefix (the scanner is already positioned after it).
+func (d *chunkDecoder) restore(data []byte) {
+	sn, c := &d.snap, &d.chunk
 	if sn.idOff >= 0 {
-		c.ID = s.data[sn.idOff : sn.idOff+sn.idLen : sn.idOff+sn.idLen]
+		c.ID = data[sn.idOff : sn.idOff+sn.idLen : sn.idOff+sn.idLen]
 	}
 	if sn.mOff >= 0 {
-		c.Model = s.data[sn.mOff : sn.mOff+sn.mLen : sn.mOff+sn.mLen]
+		c.Model = data[sn.mOff : sn.mOff+sn.mLen : sn.mOff+sn.mLen]
 	}
 	d.track.ok = false // the resumed parse does not take a new snapshot
 }
 
 // snapshot records the prefix just parsed (the parser stands right after
-// the first choice's "delta":).
+// the first choice's "delta":). A prefix that does not qualify leaves the
+// previous snapshot in place.
 func (d *chunkDecoder) snapshot() {
 	t, s := &d.track, &d.s
 	t.ok = false
-	if len(s.scratch) > 0 || s.depth != 3 || s.pos > maxSnapBytes {
-		return // a string of the prefix needed unescaping (or it is long): not plain
+	if s.Depth() != snapDepth || !d.snap.prefix.Take(s, maxSnapBytes) {
+		return
 	}
-	d.snap = prefixSnap{prefix: append(d.snap.prefix[:0], s.data[:s.pos]...),
-		idOff: t.idOff, idLen: t.idLen, mOff: t.mOff, mLen: t.mLen, index: t.index}
+	d.snap.idOff, d.snap.idLen, d.snap.mOff, d.snap.mLen, d.snap.index = t.idOff, t.idLen, t.mOff, t.mLen, t.index
 }
 
-// strAt reads a string field and reports where its value starts in data
-// (-1 when absent), for the prefix snapshot.
-func (s *scanner) strAt() (v []byte, off int, ok bool) {
+// strAt reads a string field and reports where its value starts in the
+// data (-1 when absent), for the prefix snapshot.
+func (d *chunkDecoder) strAt() (v []byte, off int, ok bool) {
+	s := &d.s
 	off = -1
-	if s.kind() == kindString {
-		off = s.pos + 1
+	if s.Kind() == jsonx.KindString {
+		off = s.Pos() + 1
 	}
-	v, present, ok := s.strField()
+	v, present, ok := s.StrField()
 	if !present {
 		off = -1
 	}
 	return v, off, ok
 }
 
-func (s *scanner) msg() string {
-	if s.err == "" {
-		return "unexpected end of input"
-	}
-	return s.err
-}
-
-func kindName(k byte) string {
-	switch k {
-	case kindString:
-		return "a string"
-	case kindArray:
-		return "an array"
-	case kindNull:
-		return "null"
-	case kindTrue, kindFalse:
-		return "a boolean"
-	case kindNumber:
-		return "a number"
-	}
-	return "something else"
-}
-
-func (d *chunkDecoder) top(resume bool) bool {
+func (d *chunkDecoder) top(data []byte, resume bool) bool {
 	s := &d.s
 	c := &d.chunk
 	t := &d.track
-	first := true
+	var m jsonx.Members
 	if resume {
-		d.restore()
+		d.restore(data)
 		if !d.choices(true) {
 			return false
 		}
 		if d.done {
 			return true
 		}
-		first = false
+		m = s.MembersAfter()
 	} else {
 		*t = prefixTrack{ok: !d.unary, idOff: -1, mOff: -1}
-		if !s.enter('{') {
-			return false
-		}
+		m = s.Members()
 	}
-	for ; ; first = false {
-		key, more, ok := s.rawKey(first)
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-		switch string(key) {
+	for m.Next() {
+		var ok bool
+		switch string(m.Key()) {
 		case "choices":
 			d.sfxPure = false
 			d.choice, d.spans, d.parts, d.calls = d.choice[:0], d.spans[:0], d.parts[:0], d.calls[:0]
-			if s.kind() != kindArray {
+			if s.Kind() != jsonx.KindArray {
 				t.ok = false
-				ok = s.skip()
+				ok = s.Skip()
 				break
 			}
 			ok = d.choices(false)
@@ -245,37 +221,38 @@ func (d *chunkDecoder) top(resume bool) bool {
 		case "id":
 			var off int
 			d.sfxPure = false
-			c.ID, off, ok = s.strAt()
+			c.ID, off, ok = d.strAt()
 			t.idOff, t.idLen = off, len(c.ID)
 		case "model":
 			var off int
 			d.sfxPure = false
-			c.Model, off, ok = s.strAt()
+			c.Model, off, ok = d.strAt()
 			t.mOff, t.mLen = off, len(c.Model)
 		case "usage":
 			t.ok = false
-			if s.kind() == kindObject {
+			if s.Kind() == jsonx.KindObject {
 				d.sfxPure = false
 			}
 			ok = d.usage()
 		case "error":
 			t.ok = false
-			if s.kind() != kindNull {
+			if s.Kind() != jsonx.KindNull {
 				d.sfxPure = false
 			}
 			ok = d.errorValue()
 		default:
-			ok = s.skip()
+			ok = s.Skip()
 		}
 		if !ok {
 			return false
 		}
 	}
+	return m.Done()
 }
 
 func (d *chunkDecoder) choices(resume bool) bool {
 	s := &d.s
-	first := true
+	var e jsonx.Elems
 	if resume {
 		d.choice = append(d.choice, Choice{Index: d.snap.index})
 		d.spans = append(d.spans, span{})
@@ -285,22 +262,15 @@ func (d *chunkDecoder) choices(resume bool) bool {
 		if d.done {
 			return true
 		}
-		first = false
-	} else if !s.enter('[') {
-		return false
+		e = s.ElemsAfter()
+	} else {
+		e = s.Elems()
 	}
-	for ; ; first = false {
-		more, ok := s.elem(first)
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
+	for e.Next() {
 		d.sfxPure = false
-		if s.kind() != kindObject {
+		if s.Kind() != jsonx.KindObject {
 			d.track.ok = false
-			if !s.skip() {
+			if !s.Skip() {
 				return false
 			}
 			continue
@@ -312,42 +282,37 @@ func (d *chunkDecoder) choices(resume bool) bool {
 		}
 		d.track.ok = false // only the first choice qualifies
 	}
+	return e.Done()
 }
 
 func (d *chunkDecoder) choiceObj(i int, resume bool) bool {
 	s := &d.s
 	t := &d.track
-	first := true
+	var m jsonx.Members
 	if resume {
 		if !d.delta(i) {
 			return false
 		}
-		if len(d.sfx) > 0 && string(s.data[s.pos:]) == string(d.sfx) {
-			s.pos, s.depth, d.done = len(s.data), 0, true
+		if d.sfx.SkipRest(s) {
+			d.done = true
 			return true
 		}
-		d.sfxOn, d.sfxPure, d.sfxAt = true, true, s.pos
-		first = false
-	} else if !s.enter('{') {
-		return false
+		d.sfxOn, d.sfxPure, d.sfxAt = true, true, s.Pos()
+		m = s.MembersAfter()
+	} else {
+		m = s.Members()
 	}
-	for ; ; first = false {
-		key, more, ok := s.rawKey(first)
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-		switch string(key) {
+	for m.Next() {
+		var ok bool
+		switch string(m.Key()) {
 		case "index":
 			d.sfxPure = false
-			d.choice[i].Index, _, ok = s.intField()
+			d.choice[i].Index, _, ok = s.IntField()
 			t.index = d.choice[i].Index
 		case "delta":
 			d.sfxPure = false
 			if d.unary {
-				ok = s.skip()
+				ok = s.Skip()
 				break
 			}
 			snap := t.ok
@@ -356,7 +321,7 @@ func (d *chunkDecoder) choiceObj(i int, resume bool) bool {
 			}
 			ok = d.delta(i)
 			if snap {
-				d.sfxOn, d.sfxPure, d.sfxAt = true, true, s.pos
+				d.sfxOn, d.sfxPure, d.sfxAt = true, true, s.Pos()
 			}
 		case "message":
 			t.ok = false
@@ -364,21 +329,22 @@ func (d *chunkDecoder) choiceObj(i int, resume bool) bool {
 			if d.unary {
 				ok = d.delta(i)
 			} else {
-				ok = s.skip()
+				ok = s.Skip()
 			}
 		case "finish_reason":
 			t.ok = false
-			if s.kind() == kindString {
+			if s.Kind() == jsonx.KindString {
 				d.sfxPure = false
 			}
-			d.choice[i].FinishReason, _, ok = s.strField()
+			d.choice[i].FinishReason, _, ok = s.StrField()
 		default:
-			ok = s.skip()
+			ok = s.Skip()
 		}
 		if !ok {
 			return false
 		}
 	}
+	return m.Done()
 }
 
 // delta reads choices[i].delta (or .message in unary mode), replacing what an
@@ -390,30 +356,22 @@ func (d *chunkDecoder) delta(i int) bool {
 	sp.p1, sp.c1 = sp.p0, sp.c0
 	ch := &d.choice[i]
 	ch.Reasoning, ch.ReasoningSource, ch.Refusal = nil, ReasoningNone, nil
-	if s.kind() != kindObject {
-		return s.skip()
+	if s.Kind() != jsonx.KindObject {
+		return s.Skip()
 	}
 	var rc, rf, rd []byte
-	if !s.enter('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, more, ok := s.rawKey(first)
-		if !ok {
-			return false
-		}
-		if !more {
-			break
-		}
-		switch string(key) {
+	m := s.Members()
+	for m.Next() {
+		var ok bool
+		switch string(m.Key()) {
 		case "content":
 			d.parts = d.parts[:sp.p0]
 			ok = d.content()
 			sp.p1 = len(d.parts)
 		case "reasoning_content":
-			rc, _, ok = s.strField()
+			rc, _, ok = s.StrField()
 		case "refusal":
-			d.choice[i].Refusal, _, ok = s.strField()
+			d.choice[i].Refusal, _, ok = s.StrField()
 		case "reasoning":
 			rf, ok = d.textOrObject()
 		case "reasoning_details":
@@ -423,11 +381,14 @@ func (d *chunkDecoder) delta(i int) bool {
 			ok = d.toolCalls()
 			sp.c1 = len(d.calls)
 		default:
-			ok = s.skip()
+			ok = s.Skip()
 		}
 		if !ok {
 			return false
 		}
+	}
+	if !m.Done() {
+		return false
 	}
 	ch = &d.choice[i]
 	switch {
@@ -441,79 +402,54 @@ func (d *chunkDecoder) delta(i int) bool {
 	return true
 }
 
-// content reads delta.content into the parts pool.
+// content reads delta.content into the parts pool: a string, an object's
+// "text", or the "text" of every object of an array.
 func (d *chunkDecoder) content() bool {
 	s := &d.s
-	switch s.kind() {
-	case kindString:
-		v, ok := s.str()
+	switch s.Kind() {
+	case jsonx.KindString:
+		v, ok := s.Str()
 		if ok {
 			d.parts = append(d.parts, v)
 		}
 		return ok
-	case kindObject:
-		v, ok := d.textMember("text", "")
-		if ok && v != nil {
-			d.parts = append(d.parts, v)
-		}
-		return ok
-	case kindArray:
-		if !s.enter('[') {
-			return false
-		}
-		for first := true; ; first = false {
-			more, ok := s.elem(first)
-			if !ok {
-				return false
-			}
-			if !more {
-				return true
-			}
-			if s.kind() != kindObject {
-				if !s.skip() {
-					return false
-				}
-				continue
-			}
-			v, ok := d.textMember("text", "")
-			if !ok {
-				return false
-			}
-			if v != nil {
-				d.parts = append(d.parts, v)
-			}
-		}
+	case jsonx.KindObject:
+		return d.textPart()
+	case jsonx.KindArray:
+		return s.Objects(d.textPart)
 	}
-	return s.skip()
+	return s.Skip()
+}
+
+// textPart reads a content part object into the parts pool, when it has a
+// string "text".
+func (d *chunkDecoder) textPart() bool {
+	v, ok := d.textMember("text", "")
+	if ok && v != nil {
+		d.parts = append(d.parts, v)
+	}
+	return ok
 }
 
 // textMember reads an object and returns its string member a, or, when that
 // is absent or empty and b is not "", its string member b.
 func (d *chunkDecoder) textMember(a, b string) ([]byte, bool) {
 	s := &d.s
-	if !s.enter('{') {
-		return nil, false
-	}
 	var va, vb []byte
-	for first := true; ; first = false {
-		key, more, ok := s.rawKey(first)
-		if !ok {
-			return nil, false
-		}
-		if !more {
-			break
-		}
+	ok := s.Object(func(key []byte) bool {
+		var ok bool
 		switch {
 		case string(key) == a:
-			va, _, ok = s.strField()
+			va, _, ok = s.StrField()
 		case b != "" && string(key) == b:
-			vb, _, ok = s.strField()
+			vb, _, ok = s.StrField()
 		default:
-			ok = s.skip()
+			ok = s.Skip()
 		}
-		if !ok {
-			return nil, false
-		}
+		return ok
+	})
+	if !ok {
+		return nil, false
 	}
 	if len(va) == 0 && b != "" && vb != nil {
 		return vb, true
@@ -525,137 +461,97 @@ func (d *chunkDecoder) textMember(a, b string) ([]byte, bool) {
 // (else "content") is the text.
 func (d *chunkDecoder) textOrObject() ([]byte, bool) {
 	s := &d.s
-	switch s.kind() {
-	case kindString:
-		return s.str()
-	case kindObject:
+	switch s.Kind() {
+	case jsonx.KindString:
+		return s.Str()
+	case jsonx.KindObject:
 		return d.textMember("text", "content")
 	}
-	return nil, s.skip()
+	return nil, s.Skip()
 }
 
 // reasoningDetails reads delta.reasoning_details and returns the
 // concatenated "text" (else "summary") of its entries.
 func (d *chunkDecoder) reasoningDetails() ([]byte, bool) {
 	s := &d.s
-	if s.kind() != kindArray {
-		return nil, s.skip()
-	}
 	d.tmp = d.tmp[:0]
-	if !s.enter('[') {
-		return nil, false
-	}
-	for first := true; ; first = false {
-		more, ok := s.elem(first)
-		if !ok {
-			return nil, false
-		}
-		if !more {
-			break
-		}
-		if s.kind() != kindObject {
-			if !s.skip() {
-				return nil, false
-			}
-			continue
-		}
+	ok := s.Objects(func() bool {
 		v, ok := d.textMember("text", "summary")
-		if !ok {
-			return nil, false
-		}
-		if len(v) > 0 {
+		if ok && len(v) > 0 {
 			d.tmp = append(d.tmp, v)
 		}
+		return ok
+	})
+	if !ok {
+		return nil, false
 	}
-	switch len(d.tmp) {
-	case 0:
-		return nil, true
-	case 1:
-		return d.tmp[0], true
-	}
-	start := len(s.scratch)
-	for _, t := range d.tmp {
-		s.scratch = append(s.scratch, t...)
-	}
-	return s.scratch[start:len(s.scratch):len(s.scratch)], true
+	return s.Join(d.tmp), true
 }
 
+// toolCalls reads delta.tool_calls into the calls pool. Tool-call
+// fragments come in many chunks, so this walk, like the other hot ones, is
+// written out by hand (no callbacks).
 func (d *chunkDecoder) toolCalls() bool {
 	s := &d.s
-	if s.kind() != kindArray {
-		return s.skip()
+	if s.Kind() != jsonx.KindArray {
+		return s.Skip()
 	}
-	if !s.enter('[') {
-		return false
-	}
-	for first := true; ; first = false {
-		more, ok := s.elem(first)
+	e := s.Elems()
+	for e.Next() {
+		var ok bool
+		if s.Kind() != jsonx.KindObject {
+			ok = s.Skip()
+		} else {
+			d.calls = append(d.calls, ToolCall{})
+			ok = d.toolCall(&d.calls[len(d.calls)-1])
+		}
 		if !ok {
 			return false
 		}
-		if !more {
-			return true
-		}
-		if s.kind() != kindObject {
-			if !s.skip() {
-				return false
-			}
-			continue
-		}
-		d.calls = append(d.calls, ToolCall{})
-		if !d.toolCall(&d.calls[len(d.calls)-1]) {
-			return false
-		}
 	}
+	return e.Done()
 }
 
 func (d *chunkDecoder) toolCall(t *ToolCall) bool {
 	s := &d.s
-	if !s.enter('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, more, ok := s.rawKey(first)
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-		switch string(key) {
+	m := s.Members()
+	for m.Next() {
+		var ok bool
+		switch string(m.Key()) {
 		case "index":
 			var v int64
 			var present bool
-			v, present, ok = s.intField()
+			v, present, ok = s.IntField()
 			t.Index, t.HasIndex = 0, false
 			if present && v >= 0 && v <= maxIndex {
 				t.Index, t.HasIndex = int(v), true
 			}
 		case "id":
-			t.ID, _, ok = s.strField()
+			t.ID, _, ok = s.StrField()
 		case "type":
-			t.Type, _, ok = s.strField()
+			t.Type, _, ok = s.StrField()
 		case "function":
 			t.Name, t.Arguments, t.ArgumentsJSON = nil, nil, false
-			if s.kind() != kindObject {
-				ok = s.skip()
+			if s.Kind() != jsonx.KindObject {
+				ok = s.Skip()
 				break
 			}
 			ok = d.function(t)
 		case "extra_content":
 			t.ExtraContent = nil
-			if s.kind() == kindNull {
-				ok = s.skip()
+			if s.Kind() == jsonx.KindNull {
+				ok = s.Skip()
 				break
 			}
-			t.ExtraContent, ok = s.raw()
+			t.ExtraContent, ok = s.Raw()
 		default:
-			ok = s.skip()
+			ok = s.Skip()
 		}
 		if !ok {
 			return false
 		}
 	}
+	return m.Done()
 }
 
 // maxIndex bounds tool-call indices: a larger one is treated as absent, so
@@ -664,82 +560,41 @@ const maxIndex = 1 << 12
 
 func (d *chunkDecoder) function(t *ToolCall) bool {
 	s := &d.s
-	if !s.enter('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, more, ok := s.rawKey(first)
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-		switch string(key) {
+	m := s.Members()
+	for m.Next() {
+		var ok bool
+		switch string(m.Key()) {
 		case "name":
-			t.Name, _, ok = s.strField()
+			t.Name, _, ok = s.StrField()
 		case "arguments":
 			t.Arguments, t.ArgumentsJSON = nil, false
-			switch s.kind() {
-			case kindString:
-				t.Arguments, ok = s.str()
-			case kindObject, kindArray:
+			switch s.Kind() {
+			case jsonx.KindString:
+				t.Arguments, ok = s.Str()
+			case jsonx.KindObject, jsonx.KindArray:
 				var raw []byte
-				raw, ok = s.raw()
-				if ok {
-					t.Arguments, t.ArgumentsJSON = s.compact(raw), true
+				if raw, ok = s.Raw(); ok {
+					t.Arguments, t.ArgumentsJSON = s.Compact(raw), true
 				}
 			default:
-				ok = s.skip()
+				ok = s.Skip()
 			}
 		default:
-			ok = s.skip()
+			ok = s.Skip()
 		}
 		if !ok {
 			return false
 		}
 	}
-}
-
-// compact copies the valid JSON value raw into scratch without the
-// whitespace outside strings, as json.Compact does.
-func (s *scanner) compact(raw []byte) []byte {
-	if bytes.IndexAny(raw, " \t\r\n") < 0 {
-		return raw
-	}
-	start := len(s.scratch)
-	in := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if in {
-			s.scratch = append(s.scratch, c)
-			switch c {
-			case '\\':
-				i++
-				s.scratch = append(s.scratch, raw[i])
-			case '"':
-				in = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-		case '"':
-			in = true
-			s.scratch = append(s.scratch, c)
-		default:
-			s.scratch = append(s.scratch, c)
-		}
-	}
-	return s.scratch[start:len(s.scratch):len(s.scratch)]
+	return m.Done()
 }
 
 func (d *chunkDecoder) usage() bool {
 	s := &d.s
 	c := &d.chunk
 	c.Usage = nil
-	if s.kind() != kindObject {
-		return s.skip()
+	if s.Kind() != jsonx.KindObject {
+		return s.Skip()
 	}
 	var (
 		u                                 Usage
@@ -747,38 +602,30 @@ func (d *chunkDecoder) usage() bool {
 		detCached, topCached, hitCached   int64
 		hasDet, hasTop, hasHit, hasReason bool
 	)
-	if !s.enter('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, more, ok := s.rawKey(first)
-		if !ok {
-			return false
-		}
-		if !more {
-			break
-		}
+	ok := s.Object(func(key []byte) bool {
+		var ok bool
 		switch string(key) {
 		case "prompt_tokens":
-			u.PromptTokens, hasPrompt, ok = s.intField()
+			u.PromptTokens, hasPrompt, ok = s.IntField()
 		case "completion_tokens":
-			u.CompletionTokens, hasCompletion, ok = s.intField()
+			u.CompletionTokens, hasCompletion, ok = s.IntField()
 		case "total_tokens":
-			u.TotalTokens, u.HasTotal, ok = s.intField()
+			u.TotalTokens, u.HasTotal, ok = s.IntField()
 		case "cached_tokens":
-			topCached, hasTop, ok = s.intField()
+			topCached, hasTop, ok = s.IntField()
 		case "prompt_cache_hit_tokens":
-			hitCached, hasHit, ok = s.intField()
+			hitCached, hasHit, ok = s.IntField()
 		case "prompt_tokens_details":
 			detCached, hasDet, ok = d.intMember("cached_tokens")
 		case "completion_tokens_details":
 			u.ReasoningTokens, hasReason, ok = d.intMember("reasoning_tokens")
 		default:
-			ok = s.skip()
+			ok = s.Skip()
 		}
-		if !ok {
-			return false
-		}
+		return ok
+	})
+	if !ok {
+		return false
 	}
 	switch {
 	case hasDet:
@@ -808,89 +655,67 @@ func (d *chunkDecoder) usage() bool {
 
 // intMember reads an object (anything else is absent) and returns its
 // integer member name.
-func (d *chunkDecoder) intMember(name string) (int64, bool, bool) {
+func (d *chunkDecoder) intMember(name string) (v int64, present, ok bool) {
 	s := &d.s
-	if s.kind() != kindObject {
-		return 0, false, s.skip()
+	if s.Kind() != jsonx.KindObject {
+		return 0, false, s.Skip()
 	}
-	var v int64
-	var present bool
-	if !s.enter('{') {
+	ok = s.Object(func(key []byte) bool {
+		if string(key) != name {
+			return s.Skip()
+		}
+		var ok bool
+		v, present, ok = s.IntField()
+		return ok
+	})
+	if !ok {
 		return 0, false, false
 	}
-	for first := true; ; first = false {
-		key, more, ok := s.rawKey(first)
-		if !ok {
-			return 0, false, false
-		}
-		if !more {
-			return v, present, true
-		}
-		if string(key) == name {
-			v, present, ok = s.intField()
-		} else {
-			ok = s.skip()
-		}
-		if !ok {
-			return 0, false, false
-		}
-	}
+	return v, present, true
 }
 
 func (d *chunkDecoder) errorValue() bool {
 	s := &d.s
 	c := &d.chunk
 	c.Kind, c.Error = ChunkData, nil
-	if s.kind() == kindNull {
-		return s.skip()
+	if s.Kind() == jsonx.KindNull {
+		return s.Skip()
 	}
 	d.errV = ErrorObject{}
 	c.Kind, c.Error = ChunkError, &d.errV
 	e := c.Error
-	switch s.kind() {
-	case kindString:
-		v, ok := s.str()
-		e.Message = v
+	var ok bool
+	switch s.Kind() {
+	case jsonx.KindString:
+		e.Message, ok = s.Str()
 		return ok
-	case kindObject:
+	case jsonx.KindObject:
 	default:
-		raw, ok := s.raw()
-		e.Message = raw
+		e.Message, ok = s.Raw()
 		return ok
 	}
-	if !s.enter('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, more, ok := s.rawKey(first)
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
+	return s.Object(func(key []byte) bool {
+		var ok bool
 		switch string(key) {
 		case "message":
-			e.Message, _, ok = s.strField()
+			e.Message, _, ok = s.StrField()
 		case "type":
-			e.Type, _, ok = s.strField()
+			e.Type, _, ok = s.StrField()
 		case "code":
 			e.Code = nil
-			switch s.kind() {
-			case kindString:
-				e.Code, ok = s.str()
-			case kindNumber:
-				e.Code, _, ok = s.num()
+			switch s.Kind() {
+			case jsonx.KindString:
+				e.Code, ok = s.Str()
+			case jsonx.KindNumber:
+				e.Code, _, ok = s.Num()
 			default:
-				ok = s.skip()
+				ok = s.Skip()
 			}
 		default:
-			ok = s.skip()
+			ok = s.Skip()
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
 // DecodeName is the name of the chat.decode node.
@@ -922,7 +747,7 @@ func (st *decodeStage) Push(_ context.Context, ev sse.Event, emit func(Chunk)) e
 		emit(Chunk{Kind: ChunkTruncated, Offset: ev.Offset})
 		return nil
 	}
-	data := trimSpace(ev.Data)
+	data := jsonx.TrimSpace(ev.Data)
 	if len(data) == 0 {
 		return nil
 	}
@@ -931,8 +756,8 @@ func (st *decodeStage) Push(_ context.Context, ev sse.Event, emit func(Chunk)) e
 		emit(Chunk{Kind: ChunkDone, Offset: ev.Offset})
 		return nil
 	}
-	c, msg, at := st.dec.decode(data)
-	if msg != "" {
+	c, err := st.dec.decode(data)
+	if err != nil {
 		if ev.Type == "error" {
 			// A named error event whose data is not JSON: its text is the message.
 			st.ended = true
@@ -940,7 +765,7 @@ func (st *decodeStage) Push(_ context.Context, ev sse.Event, emit func(Chunk)) e
 			emit(Chunk{Kind: ChunkError, Offset: ev.Offset, Error: &st.dec.errV})
 			return nil
 		}
-		return &DecodeError{Offset: ev.Offset, DataOffset: at, Problem: msg}
+		return jsonx.NewDecodeError(ev.Type, ev.Offset, jsonx.NotJSON("data line", data, err))
 	}
 	if ev.Type == "error" && c.Kind != ChunkError {
 		// event: error with an error object as the whole payload.
@@ -971,47 +796,23 @@ func (st *decodeStage) Finish(ctx context.Context, emit func(Chunk)) error {
 
 // bareError reads data, already known to be valid JSON, as an error value.
 func (d *chunkDecoder) bareError(data []byte) *Chunk {
-	d.s.reset(data)
+	d.s.Reset(data)
 	d.chunk = Chunk{}
 	d.errorValue()
 	return &d.chunk
 }
 
-// trimSpace trims ASCII whitespace without allocating.
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 {
-		c := b[len(b)-1]
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			break
-		}
-		b = b[:len(b)-1]
-	}
-	return b
-}
+// DecodeError is the fatal error of chat.decode and chat.unary for input
+// that is not a JSON object: Event is the SSE event's type ("message" for
+// an unnamed event; empty for chat.unary's body), Offset its byte offset in
+// the stream, and Err the cause — a *SyntaxError naming the offset inside
+// the data (also in DataOffset), or "not a chat chunk" for valid JSON that
+// is not an object. It is the one decode error of the stream packages
+// (anthropicstream.DecodeError and responsesstream.DecodeError are the same
+// type).
+type DecodeError = jsonx.DecodeError
 
-// DecodeError is the fatal error of chat.decode (and chat.unary) for input
-// that is not a JSON object.
-type DecodeError struct {
-	// Offset is the byte offset of the SSE event in the stream (for
-	// chat.unary: 0, the body).
-	Offset int64
-	// DataOffset is where in the event's data the problem was found.
-	DataOffset int
-	// Problem describes what is wrong, e.g. "invalid JSON: unexpected end
-	// of input".
-	Problem string
-	// Unary is set for errors of chat.unary.
-	Unary bool
-}
-
-// Error returns e.g. "chat.decode: event at byte 1234: invalid JSON:
-// unexpected end of input (data byte 57)".
-func (e *DecodeError) Error() string {
-	if e.Unary {
-		return fmt.Sprintf("%s: body: %s (byte %d)", UnaryName, e.Problem, e.DataOffset)
-	}
-	return fmt.Sprintf("%s: event at byte %d: %s (data byte %d)", DecodeName, e.Offset, e.Problem, e.DataOffset)
-}
+// SyntaxError is a malformed JSON document: Offset is the byte offset inside
+// the event's data where reading stopped. Its Error returns "invalid JSON at
+// data byte N: MSG".
+type SyntaxError = jsonx.SyntaxError

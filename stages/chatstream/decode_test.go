@@ -10,13 +10,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
 
 func decodeOne(t testing.TB, data string) (view, string) {
 	t.Helper()
 	var d chunkDecoder
-	c, msg, _ := d.decode([]byte(data))
+	c, msg, _ := d.decodeMsg([]byte(data))
 	if msg != "" {
 		return view{}, msg
 	}
@@ -100,8 +101,8 @@ func TestDecoderTable(t *testing.T) {
 		{name: "whitespace everywhere", in: " \r\n\t{ \"choices\" : [ { \"delta\" : { \"content\" : \"x\" } } ] } \n",
 			want: view{Choices: []choiceView{{Content: []string{"x"}}}}},
 
-		{name: "truncated", in: `{"choices":[{"delta":{"content":"x`, err: "unexpected end of input"},
-		{name: "empty", in: ``, err: "unexpected end of input"},
+		{name: "truncated", in: `{"choices":[{"delta":{"content":"x`, err: "data byte 34: unexpected end of data in string literal"},
+		{name: "empty", in: ``, err: "unexpected end of data looking for beginning of value"},
 		{name: "trailing garbage", in: `{"a":1} x`, err: "after top-level value"},
 		{name: "two objects", in: `{}{}`, err: "after top-level value"},
 		{name: "not an object", in: `"[DONE]x"`, err: "want a JSON object, got a string"},
@@ -120,7 +121,7 @@ func TestDecoderTable(t *testing.T) {
 		{name: "bad exponent", in: `{"a":1e}`, err: "in exponent"},
 		{name: "bad literal", in: `{"a":nul}`, err: "in literal null"},
 		{name: "single quotes", in: `{'a':1}`, err: "looking for beginning of object key string"},
-		{name: "too deep", in: `{"a":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`, err: "exceeded max depth"},
+		{name: "too deep", in: `{"a":` + strings.Repeat("[", jsonx.MaxDepth) + strings.Repeat("]", jsonx.MaxDepth) + `}`, err: "exceeded max depth"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,9 +157,9 @@ func TestDecoderTable(t *testing.T) {
 
 // TestDecoderDepthLimit pins the nesting limit at encoding/json's.
 func TestDecoderDepthLimit(t *testing.T) {
-	ok := `{"a":` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `}`
+	ok := `{"a":` + strings.Repeat("[", jsonx.MaxDepth-1) + strings.Repeat("]", jsonx.MaxDepth-1) + `}`
 	if _, msg := decodeOne(t, ok); msg != "" {
-		t.Fatalf("depth %d rejected: %s", maxDepth, msg)
+		t.Fatalf("depth %d rejected: %s", jsonx.MaxDepth, msg)
 	}
 	if _, refOK := refDecode([]byte(ok), false); !refOK {
 		t.Fatal("reference rejects max depth")
@@ -217,7 +218,10 @@ func TestDecodeStage(t *testing.T) {
 	if !errors.As(err, &de) || de.Offset != 1234 {
 		t.Fatalf("error %v, want a *DecodeError at 1234", err)
 	}
-	if want := "chat.decode: event at byte 1234: invalid JSON: unexpected end of input (data byte 36)"; err.Error() != want {
+	if de.DataOffset != 36 || de.Event != "message" || !errors.As(err, new(*SyntaxError)) {
+		t.Errorf("error %#v, want a *SyntaxError at data byte 36 of a message event", de)
+	}
+	if want := "message event at byte 1234: invalid JSON at data byte 36: unexpected end of data after object key:value pair"; err.Error() != want {
 		t.Errorf("error text\n%q, want\n%q", err, want)
 	}
 }
@@ -227,7 +231,7 @@ func TestDecodeStage(t *testing.T) {
 func TestChunkOwn(t *testing.T) {
 	in := []byte(`{"id":"i","model":"m","choices":[{"delta":{"content":[{"text":"a\u00e9"},{"text":"b"}],"reasoning_details":[{"text":"r1"},{"text":"r2"}],"tool_calls":[{"index":0,"id":"c","function":{"name":"n","arguments":{ "x" : 1 }},"extra_content":{"k":1}}]},"finish_reason":"stop"}],"usage":{"prompt_tokens":3},"error":{"message":"e","type":"t","code":1}}`)
 	var d chunkDecoder
-	c, msg, _ := d.decode(in)
+	c, msg, _ := d.decodeMsg(in)
 	if msg != "" {
 		t.Fatal(msg)
 	}
@@ -236,7 +240,7 @@ func TestChunkOwn(t *testing.T) {
 	for i := range in {
 		in[i] = 'X'
 	}
-	if _, msg, _ := d.decode([]byte(`{"id":"zzzzzzzzzz","choices":[{"delta":{"content":"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9","reasoning_details":[{"text":"q"},{"text":"w"}]}},{},{},{}]}`)); msg != "" {
+	if _, msg, _ := d.decodeMsg([]byte(`{"id":"zzzzzzzzzz","choices":[{"delta":{"content":"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9","reasoning_details":[{"text":"q"},{"text":"w"}]}},{},{},{}]}`)); msg != "" {
 		t.Fatal(msg)
 	}
 	if d := cmp.Diff(want, viewOf(owned)); d != "" {
@@ -257,11 +261,11 @@ func TestDecoderSteadyStateAllocs(t *testing.T) {
 	}
 	var d chunkDecoder
 	for _, c := range chunks { // warm the pools
-		d.decode(c)
+		d.decodeMsg(c)
 	}
 	allocs := testing.AllocsPerRun(200, func() {
 		for _, c := range chunks {
-			if _, msg, _ := d.decode(c); msg != "" {
+			if _, msg, _ := d.decodeMsg(c); msg != "" {
 				t.Fatal(msg)
 			}
 		}
@@ -304,7 +308,7 @@ func TestDecoderDifferential(t *testing.T) {
 func diffOne(t testing.TB, data []byte, unary bool) bool {
 	t.Helper()
 	d := chunkDecoder{unary: unary}
-	c, msg, at := d.decode(data)
+	c, msg, at := d.decodeMsg(data)
 	ref, refOK := refDecode(data, unary)
 	switch {
 	case refOK && msg != "":
@@ -568,12 +572,12 @@ const (
 func primedDecoder(t testing.TB) *chunkDecoder {
 	var d chunkDecoder
 	for _, c := range []string{seqHead + `{"role":"assistant","content":""}` + seqTail, seqHead + `{"content":"x"}` + seqTail} {
-		if _, msg, _ := d.decode([]byte(c)); msg != "" {
+		if _, msg, _ := d.decodeMsg([]byte(c)); msg != "" {
 			t.Fatal(msg)
 		}
 	}
-	if len(d.snap.prefix) != len(seqHead) || string(d.sfx) != seqTail {
-		t.Fatalf("priming failed: prefix %q suffix %q", d.snap.prefix, d.sfx)
+	if d.snap.prefix.Len() != len(seqHead) || string(d.sfx.Bytes()) != seqTail {
+		t.Fatalf("priming failed: prefix %q suffix %q", d.snap.prefix.Bytes(), d.sfx.Bytes())
 	}
 	return &d
 }
@@ -632,10 +636,10 @@ func TestDecoderSequences(t *testing.T) {
 		if r.IntN(10) == 0 {
 			doc = mutate(r, doc)
 		}
-		if p := d.snap.prefix; len(p) > 0 && len(doc) > len(p) && doc[:len(p)] == string(p) {
+		if d.snap.prefix.Matches([]byte(doc)) {
 			resumed++
 		}
-		c, msg, _ := d.decode([]byte(doc))
+		c, msg, _ := d.decodeMsg([]byte(doc))
 		if d.done {
 			skipped++
 		}
@@ -674,7 +678,7 @@ func FuzzChatDecode(f *testing.F) {
 		diffOne(t, data, unary)
 		if !unary {
 			d := primedDecoder(t)
-			c, msg, _ := d.decode(data)
+			c, msg, _ := d.decodeMsg(data)
 			ref, refOK := refDecode(data, false)
 			switch {
 			case refOK != (msg == ""):

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 )
@@ -282,7 +283,7 @@ func (sl *slot) complete() bool {
 		}
 	}
 	if p.closed && !p.bad && !p.validated {
-		p.validated, p.valid = true, json.Valid(trimSpace(sl.args))
+		p.validated, p.valid = true, json.Valid(jsonx.TrimSpace(sl.args))
 	}
 	sl.whole = p.closed && !p.bad && p.valid
 	sl.checked = len(sl.args) + 1

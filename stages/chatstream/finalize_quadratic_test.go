@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/protocol"
 )
 
@@ -42,7 +43,7 @@ func TestSlotCompleteIncremental(t *testing.T) {
 	for _, s := range []string{`{}`, ` {"a":"}"} `, `{"a":"\"}"}`, `[1,{"b":[]}]`, `{]`, `{}}`, `{} x`, `"s"`, `1`,
 		`{"a":1`, `{"a":"\\"}`, `{"a":"\\\"}`, `[]  `, `{"a":tru}`, `{}{}`, "\n{\"k\":\"v\"}\n"} {
 		want := func(b string) bool {
-			tb := trimSpace([]byte(b))
+			tb := jsonx.TrimSpace([]byte(b))
 			return len(tb) > 0 && (tb[0] == '{' || tb[0] == '[') && json.Valid(tb)
 		}
 		for cut := 0; cut <= len(s); cut++ {

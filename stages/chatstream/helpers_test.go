@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/internal/streamtest"
 	"github.com/harnessflow/harnessflow/pipeline"
 )
@@ -44,4 +45,14 @@ func endOf(t testing.TB, o streamtest.Outcome) End {
 		t.Fatalf("%d end steps reached %s, want 1:\n%s", len(o.Spied), FinalizeName, o)
 	}
 	return o.Spied[0].(End)
+}
+
+// decodeMsg decodes data and returns the problem as text with the offset of
+// a syntax error (-1 for another problem), for table tests.
+func (d *chunkDecoder) decodeMsg(data []byte) (*Chunk, string, int) {
+	c, err := d.decode(data)
+	if err != nil {
+		return nil, err.Error(), jsonx.DataOffset(err)
+	}
+	return c, "", 0
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
@@ -54,13 +55,13 @@ func (u *unaryStage) Finish(ctx context.Context, emit func(Chunk)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data := trimSpace(u.buf)
+	data := jsonx.TrimSpace(u.buf)
 	if len(data) == 0 {
 		return fmt.Errorf("%s: empty body", UnaryName)
 	}
-	c, msg, at := u.dec.decode(data)
-	if msg != "" {
-		return &DecodeError{DataOffset: at, Problem: msg, Unary: true}
+	c, err := u.dec.decode(data)
+	if err != nil {
+		return jsonx.NewDecodeError("", 0, err)
 	}
 	if c.Kind == ChunkError {
 		emit(*c)

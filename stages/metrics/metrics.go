@@ -9,6 +9,15 @@
 //	if err != nil { m.RunError(err) }
 //	http.Handle("/metrics", m)               // Prometheus text format
 //
+// A caller that knows how each stream ended (the proxy) tracks it, so that
+// streams stopped by a run error, a client that went away or a shutdown are
+// counted as ended too:
+//
+//	st := m.StartStream()                    // counts the start
+//	g, err = g.Append(st.Node())             // counts the events
+//	...
+//	st.End(metrics.OutcomeClientClosed, nil) // counts the end, once
+//
 // A Metrics is safe for concurrent use by any number of runs, in fused and
 // async mode.
 package metrics
@@ -42,24 +51,49 @@ type Metrics struct {
 	events     [len(knownTypes)]atomic.Uint64
 	deltaBytes atomic.Uint64
 	started    atomic.Uint64
-	completed  atomic.Uint64
-	failed     atomic.Uint64
-	unended    atomic.Uint64
 
 	mu        sync.Mutex
+	ended     map[string]uint64             // ended streams by outcome (Outcome*)
 	other     map[protocol.EventType]uint64 // events of unknown types
 	failures  map[string]uint64             // failed events by error kind
 	runErrors map[string]uint64             // fatal run errors by stage
 	titles    map[string]uint64             // title requests by outcome
 	followups map[string]uint64             // proxy follow-up rounds by harness
 	unbridged map[[2]string]uint64          // unbridged native tool calls by (harness, tool)
+	timeouts  map[[2]string]uint64          // upstream timeouts by (phase, request)
+	authFails map[string]uint64             // rejected client credentials by reason
 }
 
 // New returns empty Metrics.
 func New() *Metrics {
-	return &Metrics{other: map[protocol.EventType]uint64{}, failures: map[string]uint64{}, runErrors: map[string]uint64{},
-		titles: map[string]uint64{}, followups: map[string]uint64{}, unbridged: map[[2]string]uint64{}}
+	return &Metrics{ended: map[string]uint64{}, other: map[protocol.EventType]uint64{}, failures: map[string]uint64{},
+		runErrors: map[string]uint64{}, titles: map[string]uint64{}, followups: map[string]uint64{},
+		unbridged: map[[2]string]uint64{}, timeouts: map[[2]string]uint64{}, authFails: map[string]uint64{}}
 }
+
+// Stream outcomes: the values of the outcome label of
+// harnessflow_streams_ended_total.
+const (
+	// OutcomeCompleted is a stream that ended with response.completed.
+	OutcomeCompleted = "completed"
+	// OutcomeIncomplete is a stream that ended with response.incomplete
+	// (output cut by the token limit or a content filter).
+	OutcomeIncomplete = "incomplete"
+	// OutcomeFailed is a stream that ended with response.failed.
+	OutcomeFailed = "failed"
+	// OutcomeClientClosed is a stream whose client went away before its
+	// terminal event.
+	OutcomeClientClosed = "client_closed"
+	// OutcomeShutdown is a stream the server's shutdown ended (with
+	// response.failed) because it did not finish within the grace period.
+	OutcomeShutdown = "shutdown"
+	// OutcomeNoTerminal is a stream whose events ended without a terminal
+	// event (counted by an untracked Node only).
+	OutcomeNoTerminal = "no_terminal_event"
+)
+
+// outcomes lists every outcome, in the order /metrics prints them.
+var outcomes = [...]string{OutcomeCompleted, OutcomeIncomplete, OutcomeFailed, OutcomeClientClosed, OutcomeShutdown, OutcomeNoTerminal}
 
 var knownTypes = [...]protocol.EventType{
 	protocol.EventCreated, protocol.EventServerModel, protocol.EventOutputItemAdded,
@@ -208,14 +242,91 @@ func (m *Metrics) UnbridgedCall(harness, tool string) {
 // type, delta bytes, and streams by outcome (completed, failed with the
 // error kind, or ended without a terminal event). Append it to a response
 // graph, after any redaction, to count what clients see.
+//
+// It counts a stream as ended only when its events say how it ended or its
+// input ends: a run stopped by an error or a cancelled context never
+// reaches Finish, so that stream stays started and never ended. A caller
+// that knows how each stream ended (the proxy does) uses StartStream
+// instead.
 func (m *Metrics) Node() pipeline.Node {
 	return pipeline.NewNode(Name, func() pipeline.Stage[protocol.ResponseEvent, protocol.ResponseEvent] {
 		return &counter{m: m}
 	}, pipeline.Describe("count events and streams for /metrics"))
 }
 
+// Stream is one response stream whose start and end the caller counts
+// itself, so that every started stream is counted as ended exactly once,
+// with its outcome, however it ended: by its terminal event, a run error,
+// a client that went away or a shutdown. Create it with StartStream; it is
+// safe for concurrent use.
+type Stream struct {
+	m     *Metrics
+	mu    sync.Mutex
+	kind  string // error kind of the failed event the stream's node passed
+	ended bool
+}
+
+// StartStream counts a started stream and returns its handle. Put the
+// handle's Node in the stream's graph and call End when the stream is over.
+func (m *Metrics) StartStream() *Stream {
+	m.started.Add(1)
+	return &Stream{m: m}
+}
+
+// Node returns the stream's counting node (Name): it counts events and
+// delta bytes as Metrics.Node does, and leaves the start and the end of the
+// stream to the handle.
+func (st *Stream) Node() pipeline.Node {
+	return pipeline.NewNode(Name, func() pipeline.Stage[protocol.ResponseEvent, protocol.ResponseEvent] {
+		return &counter{m: st.m, stream: st}
+	}, pipeline.Describe("count events for /metrics (the stream's end is counted by its caller)"))
+}
+
+// End counts the stream as ended with outcome (one of the Outcome
+// constants; anything else counts as OutcomeFailed). Only the first call
+// counts. failure is the error of a response.failed event the caller wrote
+// to the client itself, outside the stream's graph: it is counted as a
+// failed event, and its kind as the stream's failure kind (not for
+// OutcomeClientClosed: that client got nothing). For a stream
+// whose graph carried the failed event, pass nil: the node saw its kind.
+func (st *Stream) End(outcome string, failure *protocol.StreamError) {
+	st.mu.Lock()
+	if st.ended {
+		st.mu.Unlock()
+		return
+	}
+	st.ended = true
+	kind := st.kind
+	st.mu.Unlock()
+	m := st.m
+	if !slices.Contains(outcomes[:], outcome) {
+		outcome = OutcomeFailed
+	}
+	if failure != nil && outcome != OutcomeClientClosed { // a client that went away got nothing
+		m.events[typeIndex(protocol.EventFailed)].Add(1)
+		kind = failureKind(failure)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ended[outcome]++
+	if outcome == OutcomeFailed || outcome == OutcomeShutdown {
+		if kind == "" {
+			kind = "unknown"
+		}
+		m.failures[kind]++
+	}
+}
+
+func failureKind(e *protocol.StreamError) string {
+	if e != nil && e.Kind != "" {
+		return e.Kind
+	}
+	return "unknown"
+}
+
 type counter struct {
 	m        *Metrics
+	stream   *Stream // nil: the counter counts the stream's start and end itself
 	started  bool
 	terminal bool
 }
@@ -224,7 +335,9 @@ func (c *counter) Push(_ context.Context, ev protocol.ResponseEvent, emit func(p
 	m := c.m
 	if !c.started {
 		c.started = true
-		m.started.Add(1)
+		if c.stream == nil {
+			m.started.Add(1)
+		}
 	}
 	if i := typeIndex(ev.Type); i >= 0 {
 		m.events[i].Add(1)
@@ -236,21 +349,19 @@ func (c *counter) Push(_ context.Context, ev protocol.ResponseEvent, emit func(p
 	if ev.Delta != "" {
 		m.deltaBytes.Add(uint64(len(ev.Delta)))
 	}
-	if !c.terminal {
-		switch ev.Type {
-		case protocol.EventCompleted:
-			c.terminal = true
-			m.completed.Add(1)
-		case protocol.EventFailed:
-			c.terminal = true
-			m.failed.Add(1)
-			kind := "unknown"
-			if ev.Error != nil && ev.Error.Kind != "" {
-				kind = ev.Error.Kind
+	if !c.terminal && (ev.Type == protocol.EventCompleted || ev.Type == protocol.EventFailed) {
+		c.terminal = true
+		switch {
+		case c.stream != nil:
+			if ev.Type == protocol.EventFailed {
+				c.stream.mu.Lock()
+				c.stream.kind = failureKind(ev.Error)
+				c.stream.mu.Unlock()
 			}
-			m.mu.Lock()
-			m.failures[kind]++
-			m.mu.Unlock()
+		case ev.Type == protocol.EventCompleted:
+			m.end(OutcomeCompleted, "")
+		default:
+			m.end(OutcomeFailed, failureKind(ev.Error))
 		}
 	}
 	emit(ev)
@@ -258,14 +369,68 @@ func (c *counter) Push(_ context.Context, ev protocol.ResponseEvent, emit func(p
 }
 
 func (c *counter) Finish(context.Context, func(protocol.ResponseEvent)) error {
+	if c.stream != nil {
+		return nil
+	}
 	if !c.started {
 		c.started = true
 		c.m.started.Add(1)
 	}
 	if !c.terminal {
-		c.m.unended.Add(1)
+		c.m.end(OutcomeNoTerminal, "")
 	}
 	return nil
+}
+
+// end counts an ended stream (and, when kind is set, its failure kind).
+func (m *Metrics) end(outcome, kind string) {
+	m.mu.Lock()
+	m.ended[outcome]++
+	if kind != "" {
+		m.failures[kind]++
+	}
+	m.mu.Unlock()
+}
+
+// Upstream timeout phases (UpstreamTimeout).
+const (
+	// TimeoutHeaders is an upstream that sent no response headers in time.
+	TimeoutHeaders = "headers"
+	// TimeoutIdle is an upstream that sent no byte of its body for too long.
+	TimeoutIdle = "idle"
+)
+
+// Upstream request kinds (UpstreamTimeout).
+const (
+	// RequestMain is a turn's main request.
+	RequestMain = "main"
+	// RequestTitle is the title request sent before a turn's main request.
+	RequestTitle = "title"
+)
+
+// UpstreamTimeout counts an upstream request the proxy gave up on, by
+// phase (TimeoutHeaders, TimeoutIdle) and request kind (RequestMain,
+// RequestTitle).
+func (m *Metrics) UpstreamTimeout(phase, request string) {
+	m.mu.Lock()
+	m.timeouts[[2]string{phase, request}]++
+	m.mu.Unlock()
+}
+
+// Client credential rejections (ClientAuthFailure).
+const (
+	// AuthMissing is a request without a bearer key.
+	AuthMissing = "missing"
+	// AuthInvalid is a request whose bearer key is not an accepted one.
+	AuthInvalid = "invalid"
+)
+
+// ClientAuthFailure counts a request the proxy refused for its client
+// credentials, by reason (AuthMissing, AuthInvalid).
+func (m *Metrics) ClientAuthFailure(reason string) {
+	m.mu.Lock()
+	m.authFails[reason]++
+	m.mu.Unlock()
 }
 
 // NodeSnapshot is the totals of one node of one graph.
@@ -283,15 +448,18 @@ type Snapshot struct {
 	Nodes      []NodeSnapshot                // by graph name, then position
 	Events     map[protocol.EventType]uint64 // events by type (non-zero only)
 	DeltaBytes uint64                        // bytes of delta text
-	Started    uint64                        // streams that reached the counting stage
-	Completed  uint64                        // streams that ended with completed
-	Failed     uint64                        // streams that ended with failed
-	Unended    uint64                        // streams whose input ended without either
+	Started    uint64                        // streams started (StartStream, or reaching an untracked counting stage)
+	Ended      map[string]uint64             // ended streams by outcome (every Outcome constant, zeros included)
+	Completed  uint64                        // streams that ended with completed (Ended[OutcomeCompleted])
+	Failed     uint64                        // streams that ended with failed (Ended[OutcomeFailed])
+	Unended    uint64                        // streams whose input ended without either (Ended[OutcomeNoTerminal])
 	Failures   map[string]uint64             // failed streams by error kind
 	RunErrors  map[string]uint64             // fatal run errors by stage
 	Titles     map[string]uint64             // title requests by outcome
 	Followups  map[string]uint64             // proxy follow-up rounds by harness
 	Unbridged  map[[2]string]uint64          // unbridged tool calls by (harness, tool)
+	Timeouts   map[[2]string]uint64          // upstream timeouts by (phase, request)
+	AuthFails  map[string]uint64             // rejected client credentials by reason
 }
 
 // Snapshot returns the current totals.
@@ -300,9 +468,7 @@ func (m *Metrics) Snapshot() Snapshot {
 		Events:     map[protocol.EventType]uint64{},
 		DeltaBytes: m.deltaBytes.Load(),
 		Started:    m.started.Load(),
-		Completed:  m.completed.Load(),
-		Failed:     m.failed.Load(),
-		Unended:    m.unended.Load(),
+		Ended:      map[string]uint64{},
 	}
 	m.nodes.Range(func(_, v any) bool {
 		c := v.(*nodeCounters)
@@ -325,12 +491,18 @@ func (m *Metrics) Snapshot() Snapshot {
 		}
 	}
 	m.mu.Lock()
+	for _, o := range outcomes {
+		s.Ended[o] = m.ended[o]
+	}
+	s.Completed, s.Failed, s.Unended = m.ended[OutcomeCompleted], m.ended[OutcomeFailed], m.ended[OutcomeNoTerminal]
 	maps.Copy(s.Events, m.other)
 	s.Failures = maps.Clone(m.failures)
 	s.RunErrors = maps.Clone(m.runErrors)
 	s.Titles = maps.Clone(m.titles)
 	s.Followups = maps.Clone(m.followups)
 	s.Unbridged = maps.Clone(m.unbridged)
+	s.Timeouts = maps.Clone(m.timeouts)
+	s.AuthFails = maps.Clone(m.authFails)
 	m.mu.Unlock()
 	return s
 }
@@ -371,24 +543,41 @@ func (m *Metrics) WritePrometheus(w io.Writer) error {
 	fmt.Fprintf(bw, "harnessflow_stream_delta_bytes_total %d\n", s.DeltaBytes)
 	family("harnessflow_streams_started_total", "Response streams started.")
 	fmt.Fprintf(bw, "harnessflow_streams_started_total %d\n", s.Started)
-	labelled("harnessflow_streams_ended_total", "Response streams by how they ended.", "outcome",
-		map[string]uint64{"completed": s.Completed, "failed": s.Failed, "no_terminal_event": s.Unended})
-	labelled("harnessflow_stream_failures_total", "Failed response streams by error kind.", "kind", s.Failures)
+	family("harnessflow_streams_ended_total", "Response streams by how they ended.")
+	for _, o := range outcomes {
+		fmt.Fprintf(bw, "harnessflow_streams_ended_total{outcome=\"%s\"} %d\n", o, s.Ended[o])
+	}
+	labelled("harnessflow_stream_failures_total", "Failed response streams (outcome failed or shutdown) by error kind.", "kind", s.Failures)
 	labelled("harnessflow_run_errors_total", "Runs stopped by a fatal error, by stage.", "stage", s.RunErrors)
 	labelled("harnessflow_title_requests_total", "Title requests sent before a turn's main request, by outcome.", "outcome", s.Titles)
 	labelled("harnessflow_followup_rounds_total", "Follow-up rounds the proxy ran itself (--followups proxy), by harness.", "harness", s.Followups)
 	family("harnessflow_unbridged_tool_calls_total", "Calls to harness-native tools sent to the client without a bridge, by harness and tool.")
-	keys := slices.Collect(maps.Keys(s.Unbridged))
+	for _, k := range sortedPairs(s.Unbridged) {
+		fmt.Fprintf(bw, "harnessflow_unbridged_tool_calls_total{harness=\"%s\",tool=\"%s\"} %d\n", escape(k[0]), escape(k[1]), s.Unbridged[k])
+	}
+	family("harnessflow_upstream_timeouts_total", "Upstream requests given up on: no response headers in time (phase=headers) or no body byte for too long (phase=idle), by request (main or title).")
+	for _, phase := range [...]string{TimeoutHeaders, TimeoutIdle} {
+		for _, req := range [...]string{RequestMain, RequestTitle} {
+			fmt.Fprintf(bw, "harnessflow_upstream_timeouts_total{phase=\"%s\",request=\"%s\"} %d\n", phase, req, s.Timeouts[[2]string{phase, req}])
+		}
+	}
+	family("harnessflow_client_auth_failures_total", "Requests refused for their client credentials, by reason (missing or invalid key).")
+	for _, reason := range [...]string{AuthMissing, AuthInvalid} {
+		fmt.Fprintf(bw, "harnessflow_client_auth_failures_total{reason=\"%s\"} %d\n", reason, s.AuthFails[reason])
+	}
+	return bw.Flush()
+}
+
+// sortedPairs returns the keys of m in order.
+func sortedPairs(m map[[2]string]uint64) [][2]string {
+	keys := slices.Collect(maps.Keys(m))
 	slices.SortFunc(keys, func(a, b [2]string) int {
 		if c := strings.Compare(a[0], b[0]); c != 0 {
 			return c
 		}
 		return strings.Compare(a[1], b[1])
 	})
-	for _, k := range keys {
-		fmt.Fprintf(bw, "harnessflow_unbridged_tool_calls_total{harness=\"%s\",tool=\"%s\"} %d\n", escape(k[0]), escape(k[1]), s.Unbridged[k])
-	}
-	return bw.Flush()
+	return keys
 }
 
 // ServeHTTP serves WritePrometheus, for a /metrics endpoint.

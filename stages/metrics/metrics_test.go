@@ -231,3 +231,103 @@ func TestProxyCounters(t *testing.T) {
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("closed") }
+
+// Tracked streams: every started stream ends exactly once with the outcome
+// its caller gives, whether its run carried a terminal event, failed with a
+// run error, was cancelled, or got its failure written outside the graph.
+func TestTrackedStreams(t *testing.T) {
+	m := metrics.New()
+	run := func(evs []protocol.ResponseEvent, ctx context.Context) (*metrics.Stream, error) {
+		st := m.StartStream()
+		g := pipeline.Must(pipeline.New("tracked", st.Node()))
+		return st, pipeline.Run(ctx, g, sources.Slice(evs), sinks.Discard[protocol.ResponseEvent]())
+	}
+	// A completed stream: the node passes response.completed, End says so.
+	st, err := run([]protocol.ResponseEvent{protocol.Created(), protocol.TextDelta("hi"), protocol.Completed("r", nil)}, context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.End(metrics.OutcomeCompleted, nil)
+	st.End(metrics.OutcomeFailed, nil) // a second End counts nothing
+	// A failed event from the graph: its kind is counted once, by End.
+	st, _ = run([]protocol.ResponseEvent{protocol.Created(), protocol.Failed(&protocol.StreamError{Kind: protocol.ErrKindUpstream})}, context.Background())
+	st.End(metrics.OutcomeFailed, nil)
+	// A cancelled run: no terminal event passed, the client went away.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	st, err = run([]protocol.ResponseEvent{protocol.Created()}, ctx)
+	if err == nil {
+		t.Fatal("cancelled run: no error")
+	}
+	st.End(metrics.OutcomeClientClosed, nil)
+	// A failure written by the caller (a timeout, say): counted as a failed
+	// event and by its kind.
+	st, _ = run([]protocol.ResponseEvent{protocol.Created(), protocol.TextDelta("x")}, context.Background())
+	st.End(metrics.OutcomeFailed, &protocol.StreamError{Kind: protocol.ErrKindTruncated})
+	// A shutdown and an unknown outcome (counted as failed).
+	m.StartStream().End(metrics.OutcomeShutdown, &protocol.StreamError{Kind: protocol.ErrKindTruncated})
+	m.StartStream().End("config_error", nil)
+	// Started but not yet ended.
+	m.StartStream()
+
+	s := m.Snapshot()
+	if s.Started != 7 {
+		t.Errorf("started %d, want 7", s.Started)
+	}
+	want := map[string]uint64{"completed": 1, "incomplete": 0, "failed": 3, "client_closed": 1, "shutdown": 1, "no_terminal_event": 0}
+	if diff := cmp.Diff(want, s.Ended); diff != "" {
+		t.Errorf("ended (-want +got):\n%s", diff)
+	}
+	var ended uint64
+	for _, n := range s.Ended {
+		ended += n
+	}
+	if ended != s.Started-1 {
+		t.Errorf("ended %d, started %d (one still running)", ended, s.Started)
+	}
+	if diff := cmp.Diff(map[string]uint64{protocol.ErrKindUpstream: 1, protocol.ErrKindTruncated: 2, "unknown": 1}, s.Failures); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+	if s.Events[protocol.EventFailed] != 3 || s.Events[protocol.EventCompleted] != 1 {
+		t.Errorf("events %v", s.Events)
+	}
+	var buf strings.Builder
+	if err := m.WritePrometheus(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"harnessflow_streams_started_total 7\n",
+		"harnessflow_streams_ended_total{outcome=\"client_closed\"} 1\n",
+		"harnessflow_streams_ended_total{outcome=\"shutdown\"} 1\n",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("no %q in\n%s", want, buf.String())
+		}
+	}
+}
+
+// Upstream timeouts and client credential rejections, every label pair
+// printed (zeros too) so dashboards see the series from the start.
+func TestTimeoutAndAuthCounters(t *testing.T) {
+	m := metrics.New()
+	m.UpstreamTimeout(metrics.TimeoutHeaders, metrics.RequestMain)
+	m.UpstreamTimeout(metrics.TimeoutIdle, metrics.RequestTitle)
+	m.UpstreamTimeout(metrics.TimeoutIdle, metrics.RequestTitle)
+	m.ClientAuthFailure(metrics.AuthInvalid)
+	s := m.Snapshot()
+	if s.Timeouts[[2]string{"idle", "title"}] != 2 || s.Timeouts[[2]string{"headers", "main"}] != 1 || s.AuthFails["invalid"] != 1 {
+		t.Errorf("snapshot %+v %+v", s.Timeouts, s.AuthFails)
+	}
+	var buf strings.Builder
+	if err := m.WritePrometheus(&buf); err != nil {
+		t.Fatal(err)
+	}
+	want := "harnessflow_upstream_timeouts_total{phase=\"headers\",request=\"main\"} 1\n" +
+		"harnessflow_upstream_timeouts_total{phase=\"headers\",request=\"title\"} 0\n" +
+		"harnessflow_upstream_timeouts_total{phase=\"idle\",request=\"main\"} 0\n" +
+		"harnessflow_upstream_timeouts_total{phase=\"idle\",request=\"title\"} 2\n"
+	if !strings.Contains(buf.String(), want) ||
+		!strings.Contains(buf.String(), "harnessflow_client_auth_failures_total{reason=\"missing\"} 0\nharnessflow_client_auth_failures_total{reason=\"invalid\"} 1\n") {
+		t.Errorf("prometheus:\n%s", buf.String())
+	}
+}

@@ -127,5 +127,5 @@ func ExampleRequestNode() {
 	fmt.Println(string(out.Body))
 	// Output:
 	// request.system → request.tools → request.history → request.options → request.provider → request.encode → redact.request
-	// {"model":"my-model","messages":[{"role":"user","content":"Why does [REDACTED:aws_access_key] fail?"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"exec_command","arguments":"{\"cmd\":\"cat .env\"}"}}]},{"role":"tool","content":"GITHUB_TOKEN=[REDACTED:github_token]\n","tool_call_id":"call_1"}],"stream":true,"store":false}
+	// {"model":"my-model","messages":[{"role":"user","content":"Why does [REDACTED:aws_access_key] fail?"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"exec_command","arguments":"{\"cmd\":\"cat .env\"}"}}]},{"role":"tool","content":"GITHUB_TOKEN=[REDACTED:github_token]\n","tool_call_id":"call_1"}],"stream":true}
 }

@@ -44,6 +44,6 @@ func ExampleShape() {
 	fmt.Println(string(kinds))
 	// Output:
 	// /chat/completions
-	// {"model":"my-model","messages":[{"role":"user","content":"Be brief."},{"role":"user","content":"List the files."},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"exec_command","arguments":"{\"cmd\":\"ls\"}"}}]},{"role":"tool","content":"a.txt","tool_call_id":"call_1"}],"stream":true,"tools":[{"type":"function","function":{"name":"exec_command","description":"Run a command","parameters":{"type":"object","properties":{"cmd":{"type":"string"}}}}}],"tool_choice":"auto","parallel_tool_calls":true,"store":false}
+	// {"model":"my-model","messages":[{"role":"user","content":"Be brief."},{"role":"user","content":"List the files."},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"exec_command","arguments":"{\"cmd\":\"ls\"}"}}]},{"role":"tool","content":"a.txt","tool_call_id":"call_1"}],"stream":true,"tools":[{"type":"function","function":{"name":"exec_command","description":"Run a command","parameters":{"type":"object","properties":{"cmd":{"type":"string"}}}}}],"tool_choice":"auto","parallel_tool_calls":true}
 	// {"exec_command":{"kind":"function"}}
 }

@@ -3,6 +3,7 @@ package request
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/wire/chat"
@@ -34,6 +35,9 @@ const (
 	UnansweredAbort UnansweredRule = iota
 	// UnansweredKeep emits the calls with no answer.
 	UnansweredKeep
+	// UnansweredDrop leaves out the calls still pending at the end (the
+	// pending assistant text is still sent, without them).
+	UnansweredDrop
 )
 
 // DeveloperRule says how developer messages of the history are carried.
@@ -48,6 +52,10 @@ const (
 	DeveloperKeep
 	// DeveloperDrop leaves them out of the transcript.
 	DeveloperDrop
+	// DeveloperFlush leaves them out of the transcript, but each ends the
+	// pending assistant turn as a user message does (it is flushed, and
+	// with DiscardUnanswered the unanswered calls are discarded).
+	DeveloperFlush
 )
 
 // FlattenPolicy is what differs between harnesses when the engine history is
@@ -95,6 +103,58 @@ type FlattenPolicy struct {
 	// MapOutput, when set, may rewrite each tool output before it is
 	// emitted.
 	MapOutput func(o *Output)
+
+	// TextReplace makes an assistant text replace the pending one instead
+	// of joining it: always with TextMerge, while calls are pending with
+	// TextImmediate.
+	TextReplace bool
+	// ContentText reduces message content to its text parts concatenated
+	// into one text (images and audio are dropped); a message without any
+	// text part has no content.
+	ContentText bool
+	// DropReasoning leaves every reasoning item out.
+	DropReasoning bool
+	// DiscardUnanswered makes a user or developer message, and with
+	// TextImmediate an assistant text that is sent at once, first discard
+	// the calls not answered yet: the pending calls are dropped, the calls
+	// already sent stop waiting for their outputs, and the pending
+	// reasoning is cleared. The pending assistant text is then sent on its
+	// own, or dropped with DiscardText.
+	DiscardUnanswered bool
+	// DiscardText makes a discard (DiscardUnanswered) drop the pending
+	// assistant text too.
+	DiscardText bool
+	// DropOrphans leaves out a tool output whose call is not waiting for
+	// one: never made, discarded, already answered, or (CallEndsWait) no
+	// longer waited for. Pending calls are sent when an output arrives, so
+	// the calls waiting are those sent and neither answered nor discarded.
+	DropOrphans bool
+	// CallEndsWait makes a new call stop the wait for the outputs of the
+	// calls sent before it.
+	CallEndsWait bool
+	// CallSendsText makes a call first send the pending assistant text as
+	// an assistant message of its own, with the pending reasoning.
+	CallSendsText bool
+	// SkipDeveloperFragments, with SkipContextual, also leaves out user
+	// messages with an item that is a contextual developer fragment (see
+	// [IsContextualDeveloperText]).
+	SkipDeveloperFragments bool
+	// SkipEmpty leaves out user and developer messages without content
+	// (after they have ended the pending turn).
+	SkipEmpty bool
+	// MapUserContent, when set, rewrites the content of each user message
+	// (not of developer messages carried as user messages) before it is
+	// held or emitted.
+	MapUserContent func(parts []Part) []Part
+	// FirstUser, when set, rewrites the content of the first user message
+	// that is kept (after SkipContextual; developer messages carried as
+	// user messages do not count), after MapUserContent: a harness's
+	// instance prompt around the task.
+	FirstUser func(parts []Part) []Part
+	// SkipContextualDeveloper leaves out developer messages whose text
+	// items are all contextual developer fragments (see
+	// [IsContextualDeveloperText]), whatever the Developer rule.
+	SkipContextualDeveloper bool
 }
 
 // NativePolicy is the native chat conversion's policy (SPEC §B.2): texts
@@ -107,12 +167,14 @@ type flattener struct {
 	p         *FlattenPolicy
 	callName  func(ns, name string) string
 	out       []Message
-	reasoning string   // pending reasoning, taken by the next flush
-	content   []Part   // pending assistant content
-	calls     []Call   // pending tool calls (a window of arena)
-	arena     []Call   // backing store of every call group
-	ids       []string // calls whose outputs have not been seen
+	reasoning string                // pending reasoning, taken by the next flush
+	ritems    []*protocol.Reasoning // the reasoning items of reasoning, taken with it
+	content   []Part                // pending assistant content
+	calls     []Call                // pending tool calls (a window of arena)
+	arena     []Call                // backing store of every call group
+	ids       []string              // calls whose outputs have not been seen
 	deferred  []Message
+	userSeen  bool // a user message was kept (FirstUser)
 }
 
 // Flatten appends the engine history items to out as transcript messages,
@@ -252,11 +314,15 @@ func (f *flattener) item(it protocol.ResponseItem) error {
 		if v == nil {
 			return errNilItem
 		}
+		if f.p.DropReasoning {
+			return nil
+		}
 		for _, c := range v.Content {
 			if c.Type == protocol.ReasoningTypeText || c.Type == protocol.ReasoningTypeRawText {
 				f.reasoning += c.Text
 			}
 		}
+		f.ritems = append(f.ritems, v)
 	case nil:
 		return errNilItem
 	}
@@ -267,46 +333,135 @@ func (f *flattener) item(it protocol.ResponseItem) error {
 
 func (f *flattener) message(v *protocol.Message) {
 	parts := contentParts(v.Content)
+	if f.p.ContentText {
+		parts = textOnly(parts)
+	}
 	if v.Role == protocol.RoleAssistant {
 		if len(parts) == 0 || (len(parts) == 1 && parts[0].Kind == PartText && parts[0].Text == "") {
 			return
 		}
 		switch {
+		case f.p.Text == TextMerge && f.p.TextReplace:
+			f.content = parts
 		case f.p.Text == TextMerge:
 			f.content = mergeParts(f.content, parts)
 		case len(f.calls) > 0:
-			if len(f.content) == 0 {
+			if len(f.content) == 0 || f.p.TextReplace {
 				f.content = parts
 			} else {
 				f.content = TextParts(JoinText(f.content, "") + f.p.TextJoin + JoinText(parts, ""))
 			}
 		default:
+			if f.p.DiscardUnanswered {
+				f.endTurn()
+			}
 			f.out = append(f.out, Message{Role: RoleAssistant, Content: parts, Reasoning: f.reasoning})
 			f.reasoning = ""
+			f.out[len(f.out)-1].ReasoningItems, f.ritems = f.ritems, nil
 		}
 		return
 	}
 	role := v.Role
 	switch {
+	case role == protocol.RoleDeveloper && f.p.SkipContextualDeveloper && allContextualDeveloper(v):
+		return
 	case role == protocol.RoleDeveloper && f.p.Developer == DeveloperDrop:
+		return
+	case role == protocol.RoleDeveloper && f.p.Developer == DeveloperFlush:
+		f.endTurn()
 		return
 	case role == protocol.RoleDeveloper && f.p.Developer == DeveloperAsUser:
 		role = RoleUser
-	case v.Role == protocol.RoleUser && f.p.SkipContextual && IsContextualUser(v):
+	case v.Role == protocol.RoleUser && f.p.SkipContextual &&
+		(IsContextualUser(v) || f.p.SkipDeveloperFragments && hasDeveloperFragment(v)):
 		return
+	}
+	if v.Role == protocol.RoleUser && f.p.MapUserContent != nil {
+		parts = f.p.MapUserContent(parts)
+	}
+	if v.Role == protocol.RoleUser && !f.userSeen {
+		f.userSeen = true
+		if f.p.FirstUser != nil {
+			parts = f.p.FirstUser(parts)
+		}
 	}
 	m := Message{Role: role, Content: parts}
 	if f.p.Defer && len(f.ids) > 0 {
 		f.deferred = append(f.deferred, m)
 		return
 	}
-	f.flush()
+	f.endTurn()
+	if f.p.SkipEmpty && len(parts) == 0 {
+		return
+	}
 	f.out = append(f.out, m)
+}
+
+// endTurn ends the pending assistant turn before another message: with
+// DiscardUnanswered the unanswered calls are discarded first, then the
+// pending turn is flushed.
+func (f *flattener) endTurn() {
+	if f.p.DiscardUnanswered {
+		f.calls = nil
+		f.ids = f.ids[:0]
+		f.reasoning = ""
+		f.ritems = nil
+		if f.p.DiscardText {
+			f.content = nil
+		}
+	}
+	f.flush()
+}
+
+// textOnly is content reduced to its text parts, concatenated into one
+// text; nil when there is no text part.
+func textOnly(parts []Part) []Part {
+	if len(parts) == 1 && parts[0].Kind == PartText {
+		return parts
+	}
+	text, found := "", false
+	for _, p := range parts {
+		if p.Kind == PartText {
+			text += p.Text
+			found = true
+		}
+	}
+	if !found {
+		return nil
+	}
+	return TextParts(text)
+}
+
+// hasDeveloperFragment reports whether a text item of m is a contextual
+// developer fragment.
+func hasDeveloperFragment(m *protocol.Message) bool {
+	for i := range m.Content {
+		c := &m.Content[i]
+		if (c.Type == protocol.ContentInputText || c.Type == protocol.ContentOutputText) && IsContextualDeveloperText(c.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *flattener) call(c Call) {
 	if f.p.MapCall != nil {
 		f.p.MapCall(&c)
+	}
+	if f.p.CallSendsText && len(f.content) > 0 {
+		f.out = append(f.out, Message{Role: RoleAssistant, Content: f.content, Reasoning: f.reasoning})
+		f.content, f.reasoning = nil, ""
+		f.out[len(f.out)-1].ReasoningItems, f.ritems = f.ritems, nil
+	}
+	if f.p.CallEndsWait {
+		k := 0
+		for _, id := range f.ids {
+			if slices.ContainsFunc(f.calls, func(p Call) bool { return p.ID == id }) {
+				f.ids[k] = id
+				k++
+			}
+		}
+		f.ids = f.ids[:k]
 	}
 	f.ids = append(f.ids, c.ID)
 	f.arena = append(f.arena, c)
@@ -316,6 +471,9 @@ func (f *flattener) call(c Call) {
 
 func (f *flattener) output(id string, o *Output) {
 	f.flush()
+	if f.p.DropOrphans && !slices.Contains(f.ids, id) {
+		return
+	}
 	if f.p.MapOutput != nil {
 		f.p.MapOutput(o)
 	}
@@ -342,6 +500,7 @@ func (f *flattener) flush() {
 		return
 	}
 	m := Message{Role: RoleAssistant, Content: f.content, Reasoning: f.reasoning, Calls: f.calls}
+	m.ReasoningItems, f.ritems = f.ritems, nil
 	if len(f.calls) > 0 && f.p.BlankCallContent {
 		m.Blank = true
 	}
@@ -350,6 +509,10 @@ func (f *flattener) flush() {
 }
 
 func (f *flattener) finish() {
+	if f.p.Unanswered == UnansweredDrop {
+		f.calls = nil
+		f.ids = f.ids[:0]
+	}
 	f.flush()
 	if f.p.Unanswered == UnansweredAbort {
 		text := f.p.AbortedText
@@ -364,9 +527,10 @@ func (f *flattener) finish() {
 	f.out = append(f.out, f.deferred...)
 	f.deferred = nil
 	if f.reasoning != "" && !f.p.DropTrailingReasoning {
-		f.out = append(f.out, Message{Role: RoleAssistant, Blank: true, Reasoning: f.reasoning})
+		f.out = append(f.out, Message{Role: RoleAssistant, Blank: true, Reasoning: f.reasoning, ReasoningItems: f.ritems})
 	}
 	f.reasoning = ""
+	f.ritems = nil
 }
 
 // newOutput is the transcript output of an engine tool result.

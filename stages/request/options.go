@@ -25,6 +25,10 @@ var (
 //
 // tool_choice and parallel_tool_calls are left out when the body has no
 // tools: OpenAI rejects them without tools. Run it after request.tools.
+// parallel_tool_calls and store are sent only when the client sent them:
+// their defaults differ between the wires, and a default the client did not
+// ask for would change what the model does (parallel calls) or what the
+// provider keeps (store).
 // tool_choice is converted to the chat form: "auto", "none" and "required"
 // pass; a named function or custom choice, {"type":"function","name":N},
 // becomes {"type":"function","function":{"name":<chat name of N>}}; an
@@ -38,7 +42,7 @@ func ApplyOptions(opts Options) pipeline.Stage[*Shaping, *Shaping] {
 		b.Stream = ptr(req.Stream)
 		if len(b.Tools) > 0 || len(s.Tools) > 0 {
 			b.ToolChoice = chatToolChoice(s, req.ToolChoice, log)
-			b.ParallelToolCalls = ptr(req.ParallelToolCalls)
+			b.ParallelToolCalls = req.ParallelToolCalls // nil (not sent) when the client sent none
 		} else {
 			b.ToolChoice, b.ParallelToolCalls = nil, nil
 		}
@@ -56,7 +60,7 @@ func ApplyOptions(opts Options) pipeline.Stage[*Shaping, *Shaping] {
 			}
 		}
 		b.ServiceTier = req.ServiceTier
-		b.Store = ptr(req.Store)
+		b.Store = req.Store // nil (not sent) when the client sent none
 		if opts.IncludeUsage && req.Stream && len(b.StreamOptions) == 0 {
 			b.StreamOptions = includeUsage
 		}

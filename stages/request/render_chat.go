@@ -1,6 +1,9 @@
 package request
 
 import (
+	"encoding/json"
+	"strings"
+
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/wire/chat"
 )
@@ -18,6 +21,27 @@ type ChatStyle struct {
 	// collapsing to a string and none to ""; without it they are the JSON
 	// text of the item array, exactly as the engine writes it.
 	OutputParts bool
+
+	// ImageNullID gives every image_url an "id": null beside its url (the
+	// shape of Moonshot's chat API).
+	ImageNullID bool
+	// AudioURL sends audio as {"type":"input_audio","audio_url"} as it
+	// is, instead of splitting a data URL into data and format.
+	AudioURL bool
+	// OutputMedia, with OutputParts, sends the audio and video items of a
+	// tool output as parts ({"type":"input_audio","audio_url"},
+	// {"type":"video_url","video_url":{"url","id"}}) instead of
+	// placeholder texts.
+	OutputMedia bool
+	// EmptyOutputParts, with OutputParts, sends a tool output of no items
+	// as [] instead of "".
+	EmptyOutputParts bool
+	// OutputTextParts sends a tool output that renders as a string as one
+	// text part instead: [{"type":"text","text":…}].
+	OutputTextParts bool
+	// TrimReasoning, when set, is the set of characters trimmed from the
+	// end of every reasoning_content.
+	TrimReasoning string
 }
 
 // Placeholder texts of content a chat message cannot carry.
@@ -37,14 +61,23 @@ func RenderChat(dst []chat.Message, msgs []Message, style ChatStyle) ([]chat.Mes
 	for i := range msgs {
 		m := &msgs[i]
 		cm := chat.Message{Role: m.Role, ReasoningContent: m.Reasoning, ToolCallID: m.CallID}
+		if style.TrimReasoning != "" {
+			cm.ReasoningContent = strings.TrimRight(cm.ReasoningContent, style.TrimReasoning)
+		}
 		if m.Output != nil {
 			c, err := style.output(m.Output)
 			if err != nil {
 				return nil, err
 			}
+			if style.OutputTextParts && c.Kind == chat.ContentText {
+				c = chat.Parts(chat.TextPart(c.Text))
+			}
 			cm.Content = c
 		} else {
 			cm.Content = style.content(m.Content, m.Blank)
+			if m.AsParts && cm.Content.Kind == chat.ContentText {
+				cm.Content = chat.Parts(chat.TextPart(cm.Content.Text))
+			}
 		}
 		if len(m.Calls) > 0 {
 			cm.ToolCalls = make([]chat.ToolCall, len(m.Calls))
@@ -81,14 +114,13 @@ func (st ChatStyle) content(parts []Part, blank bool) chat.Content {
 func (st ChatStyle) part(p *Part) chat.Part {
 	switch p.Kind {
 	case PartImage:
-		img := &chat.ImageURL{URL: p.URL}
-		if st.ImageDetail {
-			img.Detail = p.Detail
-		}
-		return chat.Part{Type: chat.PartImageURL, ImageURL: img}
+		return chat.Part{Type: chat.PartImageURL, ImageURL: st.image(p.URL, p.Detail)}
 	case PartAudio:
 		if st.AudioText != "" {
 			return chat.TextPart(st.AudioText)
+		}
+		if st.AudioURL {
+			return chat.Part{Type: chat.PartInputAudio, AudioURL: p.URL}
 		}
 		if data, format, ok := audioDataURL(p.URL); ok {
 			return chat.Part{Type: chat.PartInputAudio, InputAudio: &chat.InputAudio{Data: data, Format: format}}
@@ -117,26 +149,59 @@ func (st ChatStyle) output(o *Output) (chat.Content, error) {
 		case protocol.ContentInputText:
 			parts = append(parts, chat.TextPart(it.Text))
 		case protocol.ContentInputImage:
-			img := &chat.ImageURL{URL: it.ImageURL}
-			if st.ImageDetail {
-				img.Detail = it.Detail
-			}
-			parts = append(parts, chat.Part{Type: chat.PartImageURL, ImageURL: img})
+			parts = append(parts, chat.Part{Type: chat.PartImageURL, ImageURL: st.image(it.ImageURL, it.Detail)})
 		case protocol.ContentInputAudio:
+			if st.OutputMedia {
+				parts = append(parts, chat.Part{Type: chat.PartInputAudio, AudioURL: it.AudioURL})
+				continue
+			}
 			parts = append(parts, chat.TextPart(OmittedAudio))
 		case "input_video":
+			if st.OutputMedia {
+				parts = append(parts, videoPart(it))
+				continue
+			}
 			parts = append(parts, chat.TextPart(OmittedVideo))
 		case "encrypted_content":
 			parts = append(parts, chat.TextPart(OmittedEncrypted))
 		}
 	}
 	switch {
+	case len(parts) == 0 && st.EmptyOutputParts:
+		return chat.Parts(), nil
 	case len(parts) == 0:
 		return chat.Text(""), nil
 	case len(parts) == 1 && parts[0].Type == chat.PartText:
 		return chat.Text(parts[0].Text), nil
 	}
 	return chat.Parts(parts...), nil
+}
+
+// image is the image_url of an image part in the style.
+func (st ChatStyle) image(url, detail string) *chat.ImageURL {
+	img := &chat.ImageURL{URL: url}
+	if st.ImageDetail {
+		img.Detail = detail
+	}
+	if st.ImageNullID {
+		img.Extra = chat.Extra{"id": nullJSON}
+	}
+	return img
+}
+
+var nullJSON = json.RawMessage("null")
+
+// videoPart is {"type":"video_url","video_url":{"url","id"}} for a video
+// item of a tool output (id null when the item has none).
+func videoPart(it *protocol.FunctionCallOutputContentItem) chat.Part {
+	b := append([]byte(`{"url":`), chat.AppendString(nil, it.VideoURL)...)
+	b = append(b, `,"id":`...)
+	if it.ID == "" {
+		b = append(b, "null"...)
+	} else {
+		b = chat.AppendString(b, it.ID)
+	}
+	return chat.Part{Type: "video_url", Extra: chat.Extra{"video_url": json.RawMessage(append(b, '}'))}}
 }
 
 // outputItemsText is the JSON text of an item-form output, exactly as the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/wire/anthropic"
 	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
@@ -51,6 +52,12 @@ type Shaping struct {
 	// messages and tools rendered from Transcript and Tools; other wires'
 	// encoders read the fields they have.
 	Body chat.Request
+	// MessagesBody holds the top-level fields of an Anthropic Messages body
+	// (max_tokens, thinking, output_config, context_management, metadata,
+	// system blocks set ahead of the transcript's …); request.encode of the
+	// messages wire adds the system text, messages and tools rendered from
+	// Transcript and Tools. The chat wire does not read it.
+	MessagesBody anthropic.Request
 	// Path is the upstream path relative to the base URL (default
 	// "/chat/completions").
 	Path string

@@ -28,8 +28,15 @@ type Message struct {
 	// Blank says the content is present and empty ("" on the chat wire)
 	// when Content has no parts.
 	Blank bool
+	// AsParts sends content of a single text part as an array of parts,
+	// not as a plain string.
+	AsParts bool
 	// Reasoning is the reasoning text that goes with an assistant turn.
 	Reasoning string
+	// ReasoningItems are the history's reasoning items whose text is in
+	// Reasoning, in order (for wires that send reasoning back as signed
+	// blocks, which need each item's encrypted content).
+	ReasoningItems []*protocol.Reasoning
 	// Calls are the tool calls of an assistant turn, in order.
 	Calls []Call
 	// CallID is the call a tool result answers.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/stages/internal/jsonscan"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
 
@@ -43,7 +43,7 @@ const (
 // naming the event's byte offset; no terminal event is emitted then.
 type Decoder struct {
 	opts Options
-	sc   jsonscan.Scanner
+	sc   jsonx.Scanner
 	raw  rawEvent
 
 	created    bool
@@ -80,18 +80,18 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 		return nil
 	}
 	data := ev.Data
-	if t := jsonscan.TrimSpace(data); len(t) == 0 || string(t) == "[DONE]" {
+	if t := jsonx.TrimSpace(data); len(t) == 0 || string(t) == "[DONE]" {
 		// Blank data, or the sentinel some proxies append.
 		return nil
 	}
-	if err := d.parse(data); err != nil {
+	if !d.parse(data) {
 		if typ == TypeError {
 			// An error event whose payload is not JSON (a proxy's
 			// plain-text error) is still an error: its data is the message.
 			d.failed(newUpstreamError("", "", string(bytes.TrimSpace(data))), d.responseID, emit)
 			return nil
 		}
-		return &DecodeError{Event: ev.Type, Offset: ev.Offset, Err: err}
+		return jsonx.NewDecodeError(ev.Type, ev.Offset, d.sc.Err())
 	}
 	r, sc := &d.raw, &d.sc
 	if t := handledBytes(sc.Bytes(r.typ)); t != "" {
@@ -125,11 +125,11 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 		emit(protocol.SummaryPartAdded(int(r.summaryIndex)))
 	case TypeOutputItemAdded, TypeOutputItemDone:
 		if !r.item.OK() {
-			return &DecodeError{Event: typ, Offset: ev.Offset, Err: errNoItem}
+			return &DecodeError{Event: typ, Offset: ev.Offset, DataOffset: -1, Err: errNoItem}
 		}
 		item, err := protocol.UnmarshalItem(sc.Bytes(r.item))
 		if err != nil {
-			return &DecodeError{Event: typ, Offset: ev.Offset, Err: err}
+			return &DecodeError{Event: typ, Offset: ev.Offset, DataOffset: r.itemAt, Err: err}
 		}
 		d.ensureCreated(emit)
 		if typ == TypeOutputItemAdded {
@@ -281,7 +281,7 @@ func (d *Decoder) rememberCall(item protocol.ResponseItem) {
 // memory that is never written again once handed out, so the strings are
 // immutable. A full arena is replaced by a fresh one (the strings keep the
 // old one alive), which makes a delta cost no allocation amortised.
-func (d *Decoder) str(sp jsonscan.Span) string {
+func (d *Decoder) str(sp jsonx.Span) string {
 	b := d.sc.Bytes(sp)
 	if len(b) == 0 {
 		return ""
@@ -295,31 +295,17 @@ func (d *Decoder) str(sp jsonscan.Span) string {
 }
 
 // DecodeError is the fatal error of responses.decode: an event this package
-// interprets is not well-formed JSON of the expected shape, or its output
-// item does not decode.
-type DecodeError struct {
-	// Event is the event type.
-	Event string
-	// Offset is the byte offset of the SSE event in the stream.
-	Offset int64
-	// Err is the cause: a *SyntaxError naming the offset inside the data,
-	// or the item decoding error.
-	Err error
-}
-
-// Error returns e.g. "response.output_text.delta event at byte 4242:
-// invalid JSON at data byte 17: unexpected end of data in string literal".
-func (e *DecodeError) Error() string {
-	return fmt.Sprintf("%s event at byte %d: %v", e.Event, e.Offset, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *DecodeError) Unwrap() error { return e.Err }
+// interprets is not well-formed JSON of the expected shape (Err is a
+// *SyntaxError naming the offset inside the data, also in DataOffset), or
+// its output item does not decode (Err is the item's error, DataOffset where
+// the item starts). It is the one decode error of the stream packages
+// (chatstream.DecodeError and anthropicstream.DecodeError are the same type).
+type DecodeError = jsonx.DecodeError
 
 // SyntaxError is a malformed JSON document: Offset is the byte offset inside
 // the event's data where reading stopped. Its Error returns "invalid JSON at
 // data byte N: MSG".
-type SyntaxError = jsonscan.SyntaxError
+type SyntaxError = jsonx.SyntaxError
 
 var errNoItem = errors.New("no item")
 
@@ -445,24 +431,25 @@ func handledBytes(b []byte) string {
 // clearing it per event is a plain memory clear. A repeated key replaces the
 // whole earlier value, as with encoding/json and a map.
 type rawEvent struct {
-	typ, delta, itemID                      jsonscan.Span
+	typ, delta, itemID                      jsonx.Span
 	outputIndex, contentIndex, summaryIndex int64
-	item                                    jsonscan.Span // raw JSON
+	item                                    jsonx.Span // raw JSON
+	itemAt                                  int        // where item starts in the data
 	resp                                    rawResponse
 	topErr                                  rawError // code/message/type of an error event
 	nested                                  rawError // its nested "error" object, if any
 }
 
 type rawResponse struct {
-	id, model        jsonscan.Span
-	incompleteReason jsonscan.Span // incomplete_details.reason
+	id, model        jsonx.Span
+	incompleteReason jsonx.Span // incomplete_details.reason
 	err              rawError
 	usage            rawUsage
 	hasUsage         bool
 }
 
 type rawError struct {
-	code, message, typ jsonscan.Span
+	code, message, typ jsonx.Span
 	present            bool
 }
 
@@ -485,113 +472,114 @@ func (u *rawUsage) tokenUsage() *protocol.TokenUsage {
 	return t
 }
 
-func (d *Decoder) parse(data []byte) error {
+func (d *Decoder) parse(data []byte) bool {
 	d.raw = rawEvent{}
 	return d.sc.ParseObject(data, d.topMember)
 }
 
-func (d *Decoder) topMember(key []byte) error {
+func (d *Decoder) topMember(key []byte) bool {
 	s, r := &d.sc, &d.raw
-	var err error
+	var ok bool
 	switch string(key) {
 	case "type":
-		r.typ, err = s.StrOrNull()
+		r.typ, ok = s.StrOrNull()
 	case "delta":
-		r.delta, err = s.StrOrNull()
+		r.delta, ok = s.StrOrNull()
 	case "item_id":
-		r.itemID, err = s.StrOrNull()
+		r.itemID, ok = s.StrOrNull()
 	case "output_index":
-		r.outputIndex, _, err = s.Int()
+		r.outputIndex, _, ok = s.Int()
 	case "content_index":
-		r.contentIndex, _, err = s.Int()
+		r.contentIndex, _, ok = s.Int()
 	case "summary_index":
-		r.summaryIndex, _, err = s.Int()
+		r.summaryIndex, _, ok = s.Int()
 	case "item":
-		r.item = jsonscan.Span{}
-		if isNull, e := s.Null(); isNull || e != nil {
-			return e
+		r.item = jsonx.Span{}
+		if isNull, ok := s.Null(); isNull || !ok {
+			return ok
 		}
-		r.item, err = s.Raw()
+		r.itemAt = s.Pos()
+		r.item, ok = s.RawSpan()
 	case "response":
 		r.resp = rawResponse{}
-		_, err = s.ObjectOrNull(d.responseMember)
+		_, ok = s.ObjectOrNull(d.responseMember)
 	case "code":
-		r.topErr.code, err = strOrNumber(s)
+		r.topErr.code, ok = strOrNumber(s)
 	case "message":
-		r.topErr.message, err = s.StrOrNull()
+		r.topErr.message, ok = s.StrOrNull()
 	case "error":
-		r.nested, err = readError(s)
+		r.nested, ok = readError(s)
 	default:
-		err = s.Skip()
+		ok = s.Skip()
 	}
-	return err
+	return ok
 }
 
-func (d *Decoder) responseMember(key []byte) error {
+func (d *Decoder) responseMember(key []byte) bool {
 	s, r := &d.sc, &d.raw.resp
-	var err error
+	var ok bool
 	switch string(key) {
 	case "id":
-		r.id, err = s.StrOrNull()
+		r.id, ok = s.StrOrNull()
 	case "model":
-		r.model, err = s.StrOrNull()
+		r.model, ok = s.StrOrNull()
 	case "error":
-		r.err, err = readError(s)
+		r.err, ok = readError(s)
 	case "usage":
-		r.hasUsage, err = readUsage(s, &r.usage)
+		r.hasUsage, ok = readUsage(s, &r.usage)
 	case "incomplete_details":
-		r.incompleteReason = jsonscan.Span{}
-		_, err = s.ObjectOrNull(d.incompleteMember)
+		r.incompleteReason = jsonx.Span{}
+		_, ok = s.ObjectOrNull(d.incompleteMember)
 	default:
-		err = s.Skip()
+		ok = s.Skip()
 	}
-	return err
+	return ok
 }
 
-func (d *Decoder) incompleteMember(key []byte) error {
+func (d *Decoder) incompleteMember(key []byte) bool {
 	if string(key) != "reason" {
 		return d.sc.Skip()
 	}
-	var err error
-	d.raw.resp.incompleteReason, err = d.sc.StrOrNull()
-	return err
+	var ok bool
+	d.raw.resp.incompleteReason, ok = d.sc.StrOrNull()
+	return ok
 }
 
 // readError reads an error object {code, message, type} or null. A plain
 // string is taken as the message.
-func readError(s *jsonscan.Scanner) (rawError, error) {
+func readError(s *jsonx.Scanner) (rawError, bool) {
 	var e rawError
-	switch s.Peek() {
-	case 'n':
-		_, err := s.Null()
-		return e, err
-	case '"':
+	switch s.Kind() {
+	case jsonx.KindNull:
+		_, ok := s.Null()
+		return e, ok
+	case jsonx.KindString:
 		e.present = true
-		m, err := s.Str()
+		m, ok := s.StrSpan()
 		e.message = m
-		return e, err
+		return e, ok
 	}
 	e.present = true
-	err := s.Object(func(key []byte) error {
-		var err error
+	ok := s.Object(func(key []byte) bool {
+		var ok bool
 		switch string(key) {
 		case "code":
-			e.code, err = strOrNumber(s)
+			e.code, ok = strOrNumber(s)
 		case "message":
-			e.message, err = s.StrOrNull()
+			e.message, ok = s.StrOrNull()
 		case "type":
-			e.typ, err = s.StrOrNull()
+			e.typ, ok = s.StrOrNull()
 		default:
-			err = s.Skip()
+			ok = s.Skip()
 		}
-		return err
+		return ok
 	})
-	return e, err
+	return e, ok
 }
 
 // strOrNumber reads a string, a number (its text) or null (the absent Span).
-func strOrNumber(s *jsonscan.Scanner) (jsonscan.Span, error) {
-	if c := s.Peek(); c == '-' || (c >= '0' && c <= '9') {
+func strOrNumber(s *jsonx.Scanner) (jsonx.Span, bool) {
+	if s.Kind() == jsonx.KindNumber {
 		return s.Number()
 	}
 	return s.StrOrNull()
@@ -599,36 +587,36 @@ func strOrNumber(s *jsonscan.Scanner) (jsonscan.Span, error) {
 
 // readUsage reads a usage object into u and reports true, or null (u is
 // cleared).
-func readUsage(s *jsonscan.Scanner, u *rawUsage) (bool, error) {
+func readUsage(s *jsonx.Scanner, u *rawUsage) (present, ok bool) {
 	*u = rawUsage{}
-	details := func(field string, dst *int64) error {
+	details := func(field string, dst *int64) bool {
 		*dst = 0
-		_, err := s.ObjectOrNull(func(key []byte) error {
+		_, ok := s.ObjectOrNull(func(key []byte) bool {
 			if string(key) != field {
 				return s.Skip()
 			}
-			v, _, err := s.Int()
+			v, _, ok := s.Int()
 			*dst = v
-			return err
+			return ok
 		})
-		return err
+		return ok
 	}
-	return s.ObjectOrNull(func(key []byte) error {
-		var err error
+	return s.ObjectOrNull(func(key []byte) bool {
+		var ok bool
 		switch string(key) {
 		case "input_tokens":
-			u.input, _, err = s.Int()
+			u.input, _, ok = s.Int()
 		case "output_tokens":
-			u.output, _, err = s.Int()
+			u.output, _, ok = s.Int()
 		case "total_tokens":
-			u.total, u.hasTotal, err = s.Int()
+			u.total, u.hasTotal, ok = s.Int()
 		case "input_tokens_details":
-			err = details("cached_tokens", &u.cached)
+			ok = details("cached_tokens", &u.cached)
 		case "output_tokens_details":
-			err = details("reasoning_tokens", &u.reasoning)
+			ok = details("reasoning_tokens", &u.reasoning)
 		default:
-			err = s.Skip()
+			ok = s.Skip()
 		}
-		return err
+		return ok
 	})
 }

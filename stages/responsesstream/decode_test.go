@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/stages/internal/jsonscan"
 	"github.com/harnessflow/harnessflow/stages/sse"
 )
 
@@ -23,7 +23,7 @@ func (d *Decoder) view() map[string]string {
 		"content_index": fmt.Sprint(r.contentIndex),
 		"summary_index": fmt.Sprint(r.summaryIndex),
 	}
-	put := func(k string, sp jsonscan.Span) {
+	put := func(k string, sp jsonx.Span) {
 		if sp.OK() {
 			v[k] = string(d.sc.Bytes(sp))
 		}
@@ -177,7 +177,7 @@ func refView(data []byte) (map[string]string, error) {
 
 func diffParse(t *testing.T, d *Decoder, data []byte) {
 	t.Helper()
-	err := d.parse(data)
+	err := d.parseErr(data)
 	want, werr := refView(data)
 	if (err != nil) != (werr != nil) {
 		t.Fatalf("%q: decoder error %v, encoding/json error %v", data, err, werr)
@@ -215,7 +215,7 @@ var parseCases = []string{
 	`[]`,
 	`null`,
 	"{\"delta\":\"\xff\"}",
-	// Cases about JSON syntax alone are in stages/internal/jsonscan.
+	// Cases about JSON syntax alone are in internal/jsonx.
 }
 
 func TestParseMatchesEncodingJSON(t *testing.T) {

@@ -1,6 +1,7 @@
 package responsesstream
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,4 +29,15 @@ var (
 func TestAsyncErrorNoFinish(t *testing.T) {
 	data := []byte("event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r\"}}\n\ndata: " + strings.Repeat("x", 100) + "\n\n")
 	streamtest.AsyncFailures(t, pipeline.Must(Graph(Options{SSE: sse.Options{MaxEventBytes: 64}})), data, 2000)
+}
+
+// parseErr parses data into d.raw and returns the scanner's error.
+func (d *Decoder) parseErr(data []byte) error {
+	if d.parse(data) {
+		return nil
+	}
+	if err := d.sc.Err(); err != nil {
+		return err
+	}
+	return errors.New("parse failed without an error")
 }

@@ -6,7 +6,13 @@
 //	out: |data: {"a"|:1}\n\n|      the same chunks, after each is written to w
 //
 // Put the tap first in a response graph (before sse.decode, or before
-// chat.unary for a unary body):
+// chat.unary for a unary body). Record gives every run of the graph a
+// recording of its own, which the run creates when it starts and closes
+// when it is over (the node's stage is a pipeline.Resource):
+//
+//	g, err = g.Prepend(tap.Record(dir, "chat", func(path string) { log.Print("recording to ", path) }))
+//
+// Node records into a writer of the caller's, who opens and closes it:
 //
 //	f, path, err := tap.RecordFile(dir, "chat")
 //	...
@@ -64,6 +70,80 @@ func New(w io.Writer) *Stage {
 func Node(w io.Writer) pipeline.Node {
 	return pipeline.NewNode(Name, func() pipeline.Stage[[]byte, []byte] { return New(w) },
 		pipeline.Describe("record the upstream bytes verbatim"))
+}
+
+// Record returns a tap node (Name) that records each run of its graph into
+// a new file in dir, named by RecordFile(dir, prefix): the run creates the
+// file when it opens the node, before the first chunk, and closes it when
+// the run is over, whatever its outcome (see pipeline.Resource). A graph
+// holding the node may run any number of times, each run recorded apart,
+// and a graph that never runs creates no file. created, when not nil, is
+// called with the path of every new recording. Failing to create the file
+// fails the run before it starts; failing to close it is the run's error.
+func Record(dir, prefix string, created func(path string)) pipeline.Node {
+	return pipeline.NewNode(Name, func() pipeline.Stage[[]byte, []byte] {
+		return &recorder{dir: dir, prefix: prefix, created: created}
+	}, pipeline.Describe("record the upstream bytes verbatim, one new file per run"))
+}
+
+// recorder is the stage of Record: a Stage on a file of its own run.
+type recorder struct {
+	dir, prefix string
+	created     func(path string)
+	f           io.WriteCloser
+	path        string
+	st          *Stage
+}
+
+var (
+	_ pipeline.Stage[[]byte, []byte] = (*recorder)(nil)
+	_ pipeline.Finisher[[]byte]      = (*recorder)(nil)
+	_ pipeline.Resource              = (*recorder)(nil)
+)
+
+var errNotOpen = errors.New("tap: the recording is not open (a Record node's file is opened by pipeline.Run)")
+
+// Open creates the run's recording.
+func (r *recorder) Open(context.Context) error {
+	f, path, err := RecordFile(r.dir, r.prefix)
+	if err != nil {
+		return err
+	}
+	r.f, r.path, r.st = f, path, New(f)
+	r.st.name = path
+	if r.created != nil {
+		r.created(path)
+	}
+	return nil
+}
+
+// Push records chunk and emits it.
+func (r *recorder) Push(ctx context.Context, chunk []byte, emit func([]byte)) error {
+	if r.st == nil {
+		return errNotOpen
+	}
+	return r.st.Push(ctx, chunk, emit)
+}
+
+// Finish flushes the recording (a no-op for a file).
+func (r *recorder) Finish(ctx context.Context, emit func([]byte)) error {
+	if r.st == nil {
+		return errNotOpen
+	}
+	return r.st.Finish(ctx, emit)
+}
+
+// Close closes the run's recording.
+func (r *recorder) Close() error {
+	if r.f == nil {
+		return nil
+	}
+	f := r.f
+	r.f, r.st = nil, nil
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("tap: close recording %s: %w", r.path, err)
+	}
+	return nil
 }
 
 // Push writes chunk to the writer and emits it.

@@ -199,3 +199,103 @@ func TestRecordFile(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// openFiles returns the files this process has open (Linux: /proc/self/fd).
+func openFiles(t *testing.T) map[string]bool {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	open := map[string]bool{}
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil {
+			open[target] = true
+		}
+	}
+	return open
+}
+
+// A Record node's file is created when the run opens the node, is open
+// while chunks pass, and is closed when the run is over — a new file per
+// run, none for a graph that is built but not run — in both modes.
+func TestRecordNodeOpensAndClosesWithTheRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rec")
+	var created []string
+	plain, err := chatstream.Graph(chatstream.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := plain.InsertBefore("sse.decode", tap.Record(dir, "chat", func(path string) { created = append(created, path) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Watch the recording from inside the run, just after the tap.
+	openDuringRun := map[string]bool{}
+	g, err = g.InsertAfter(tap.Name, pipeline.StageNode("watch", pipeline.Func[[]byte, []byte](func(_ context.Context, b []byte, emit func([]byte)) error {
+		if len(created) > 0 {
+			openDuringRun[created[len(created)-1]] = openFiles(t)[created[len(created)-1]]
+		}
+		emit(b)
+		return nil
+	})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("building the graph touched the recording directory: %v", err)
+	}
+	data, err := os.ReadFile("testdata/chat_reasoning.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, mode := range []pipeline.Mode{pipeline.Fused, pipeline.Async, pipeline.Fused} {
+		live := collect(t, g, chunks(data, uint64(i)), mode)
+		if len(created) != i+1 {
+			t.Fatalf("run %d: %d recordings created, want one per run", i, len(created))
+		}
+		path := created[i]
+		if !openDuringRun[path] {
+			t.Errorf("run %d: %s was not open during the run", i, path)
+		}
+		if openFiles(t)[path] {
+			t.Errorf("run %d: %s still open after the run", i, path)
+		}
+		recorded, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(recorded, data) {
+			t.Fatalf("run %d: recording differs from the upstream bytes (%d vs %d bytes, %v)", i, len(recorded), len(data), err)
+		}
+		if replayed := collect(t, plain, sources.File(path), mode); !cmp.Equal(live, replayed) {
+			t.Errorf("run %d: the recording does not replay to the live events", i)
+		}
+	}
+}
+
+// A recording that cannot be created fails the run before it starts, as an
+// open error of the tap; the file of a failing run is closed all the same.
+func TestRecordNodeErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []pipeline.Mode{pipeline.Fused, pipeline.Async} {
+		g := pipeline.Must(pipeline.New("t", tap.Record(filepath.Join(file, "dir"), "x", nil)))
+		sink := sinks.Collect[[]byte]()
+		err := pipeline.Run(context.Background(), g, sources.Slice([][]byte{[]byte("a")}), sink, pipeline.WithMode(mode))
+		var se *pipeline.StageError
+		if !errors.As(err, &se) || se.Stage != tap.Name || se.Lifecycle != pipeline.LifecycleOpen || len(sink.Items()) != 0 {
+			t.Errorf("%s: bad directory: %v", mode, err)
+		}
+
+		var path string
+		boom := errors.New("boom")
+		g = pipeline.Must(pipeline.New("t", tap.Record(t.TempDir(), "x", func(p string) { path = p }),
+			pipeline.StageNode("fail", pipeline.Func[[]byte, []byte](func(context.Context, []byte, func([]byte)) error { return boom }))))
+		if err := pipeline.Run(context.Background(), g, sources.Slice([][]byte{[]byte("a")}), sinks.Discard[[]byte](), pipeline.WithMode(mode)); !errors.Is(err, boom) {
+			t.Errorf("%s: %v", mode, err)
+		}
+		if path == "" || openFiles(t)[path] {
+			t.Errorf("%s: recording %q of a failed run not closed", mode, path)
+		}
+	}
+}

@@ -4,11 +4,18 @@
 // batches instead of single elements, errors that stop the run, panics turned
 // into errors, and no goroutine that outlives Run.
 //
-// This is the only package of harnessflow that imports go-streams.
+// This is the only package of harnessflow that imports go-streams. Besides
+// the runtime it holds what lets the pipeline package work with go-streams'
+// own components (see streams.go): receiving from any streams.Outlet,
+// sending to any streams.Inlet, and GraphFlow, a pipeline run behind the
+// streams.Flow interface.
 //
 // Elements travel as opaque batches (any); the typed pipeline package decides
 // what a batch is. Components are wired with Via and To, which only connect
-// channels: nothing starts until Runtime.Run.
+// channels: nothing starts until Runtime.Run. Connecting a component of
+// another runtime (one of go-streams' own, say) is an error that Run
+// returns before starting anything; a batch that did not come from this
+// runtime is an error of the component that receives it.
 package gs
 
 import (
@@ -16,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
 
 	"github.com/reugn/go-streams"
 	"golang.org/x/sync/errgroup"
@@ -54,6 +62,11 @@ func (p *PanicError) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
 type Runtime struct {
 	buffer int
 	parts  []func(ctx context.Context) error
+	err    error // a wiring error (see connect)
+	// OnError, when set, is called (once, from the failing component's
+	// goroutine) with the first error of a component, before the others
+	// are cancelled.
+	OnError func(err error)
 }
 
 // NewRuntime returns a runtime whose channels hold up to buffer batches.
@@ -68,12 +81,19 @@ func NewRuntime(buffer int) *Runtime {
 // error. When one fails, the others see a cancelled context; no goroutine
 // started by Run is alive after it returns.
 func (r *Runtime) Run(ctx context.Context) error {
+	if r.err != nil {
+		return r.err
+	}
 	g, gctx := errgroup.WithContext(ctx)
+	var once sync.Once
 	for _, part := range r.parts {
 		g.Go(func() (err error) {
 			defer func() {
 				if v := recover(); v != nil {
 					err = &PanicError{Value: v, Stack: debug.Stack()}
+				}
+				if err != nil && r.OnError != nil {
+					once.Do(func() { r.OnError(err) })
 				}
 			}()
 			return part(gctx)
@@ -84,6 +104,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 
 // Source emits the batches of a Producer.
 type Source struct {
+	rt      *Runtime
 	out     chan any
 	produce Producer
 }
@@ -92,7 +113,7 @@ var _ streams.Source = (*Source)(nil)
 
 // NewSource registers a source with the runtime. It starts with Runtime.Run.
 func (r *Runtime) NewSource(produce Producer) *Source {
-	s := &Source{out: make(chan any, r.buffer), produce: produce}
+	s := &Source{rt: r, out: make(chan any, r.buffer), produce: produce}
 	r.parts = append(r.parts, s.run)
 	return s
 }
@@ -101,7 +122,7 @@ func (r *Runtime) NewSource(produce Producer) *Source {
 func (s *Source) Out() <-chan any { return s.out }
 
 // Via connects the source to a Flow and returns that Flow.
-func (s *Source) Via(next streams.Flow) streams.Flow { return connect(s.out, next) }
+func (s *Source) Via(next streams.Flow) streams.Flow { return s.rt.connect(s.out, next) }
 
 func (s *Source) run(ctx context.Context) error {
 	send := sender(ctx, s.out)
@@ -114,6 +135,7 @@ func (s *Source) run(ctx context.Context) error {
 
 // Flow runs a Processor over the batches it receives.
 type Flow struct {
+	rt   *Runtime
 	in   chan any
 	out  chan any
 	proc Processor
@@ -126,7 +148,7 @@ var _ streams.Flow = (*Flow)(nil)
 
 // NewFlow registers a flow with the runtime. It starts with Runtime.Run.
 func (r *Runtime) NewFlow(proc Processor) *Flow {
-	f := &Flow{in: make(chan any, r.buffer), out: make(chan any, r.buffer), proc: proc, maxDrain: 16}
+	f := &Flow{rt: r, in: make(chan any, r.buffer), out: make(chan any, r.buffer), proc: proc, maxDrain: 16}
 	r.parts = append(r.parts, f.run)
 	return f
 }
@@ -138,11 +160,11 @@ func (f *Flow) In() chan<- any { return f.in }
 func (f *Flow) Out() <-chan any { return f.out }
 
 // Via connects the flow's output to the next Flow and returns it.
-func (f *Flow) Via(next streams.Flow) streams.Flow { return connect(f.out, next) }
+func (f *Flow) Via(next streams.Flow) streams.Flow { return f.rt.connect(f.out, next) }
 
 // To connects the flow's output to a Sink. Unlike go-streams operators it does
 // not block: Runtime.Run runs the whole graph.
-func (f *Flow) To(sink streams.Sink) { connect(f.out, sink) }
+func (f *Flow) To(sink streams.Sink) { f.rt.connect(f.out, sink) }
 
 // failure carries an error downstream in band, behind the batches produced
 // before it, so that an error of a source or flow stops the run only after
@@ -250,6 +272,7 @@ func flush(p Processor, send Sender) error {
 
 // Sink hands the batches it receives to a Consumer.
 type Sink struct {
+	rt      *Runtime
 	in      chan any
 	consume Consumer
 	done    chan struct{}
@@ -259,7 +282,7 @@ var _ streams.Sink = (*Sink)(nil)
 
 // NewSink registers a sink with the runtime. It starts with Runtime.Run.
 func (r *Runtime) NewSink(consume Consumer) *Sink {
-	s := &Sink{in: make(chan any, r.buffer), consume: consume, done: make(chan struct{})}
+	s := &Sink{rt: r, in: make(chan any, r.buffer), consume: consume, done: make(chan struct{})}
 	r.parts = append(r.parts, s.run)
 	return s
 }
@@ -291,24 +314,40 @@ func (s *Sink) run(ctx context.Context) error {
 	}
 }
 
-// ErrForeignInlet is returned (as a panic-free error path) when Via or To is
-// given a component that this runtime did not create.
+// ErrForeignInlet is the cause of the error Runtime.Run returns when Via or
+// To was given a component that this runtime did not create (one of
+// go-streams' own, or one of another Runtime), and of a component's error
+// when it receives something that is not a batch of this runtime.
 var ErrForeignInlet = errors.New("gs: can only connect components of the same runtime")
 
 // connect makes out the input channel of next. Components of this package
 // share channels directly, so a connection costs no goroutine and no copy.
-func connect[T streams.Inlet](out chan any, next T) T {
-	switch n := any(next).(type) {
+// A foreign inlet would need a transmit goroutine that cannot honour the
+// run's context: it is refused, as an error Run returns before starting.
+func (r *Runtime) connect(out chan any, next streams.Inlet) (flow streams.Flow) {
+	flow, _ = next.(streams.Flow)
+	switch n := next.(type) {
 	case *Flow:
-		n.in = out
+		if n.rt == r {
+			n.in = out
+			return flow
+		}
 	case *Sink:
-		n.in = out
-	default:
-		// A foreign go-streams inlet would need a transmit goroutine that
-		// cannot honour the run's context; refuse it loudly at wiring time.
-		panic(ErrForeignInlet)
+		if n.rt == r {
+			n.in = out
+			return flow
+		}
 	}
-	return next
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: connected a %T", ErrForeignInlet, next)
+	}
+	return flow
+}
+
+// ForeignBatch returns the error of a component that received batch, which
+// is not one of this runtime's batches.
+func ForeignBatch(batch any) error {
+	return fmt.Errorf("%w: received a %T, not a batch", ErrForeignInlet, batch)
 }
 
 // sender returns a Sender that honours ctx.

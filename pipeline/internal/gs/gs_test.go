@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reugn/go-streams/extension"
+	"github.com/reugn/go-streams/flow"
 	"go.uber.org/goleak"
 )
 
@@ -20,7 +22,11 @@ type proc struct {
 }
 
 func (p *proc) Process(_ context.Context, batch any, _ Sender) error {
-	for _, v := range batch.([]int) {
+	b, ok := batch.([]int)
+	if !ok {
+		return ForeignBatch(batch)
+	}
+	for _, v := range b {
 		if p.failAt != 0 && v == p.failAt {
 			return errBoom
 		}
@@ -196,5 +202,56 @@ func TestPanicBecomesError(t *testing.T) {
 	var pe *PanicError
 	if err := r.Run(context.Background()); !errors.As(err, &pe) || pe.Value != "in flow" {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// Connecting a component of another runtime — one of go-streams' own, or
+// one of another Runtime — is an error Run returns before starting
+// anything, not a panic.
+func TestForeignInletIsAnError(t *testing.T) {
+	r := NewRuntime(1)
+	pt := flow.NewPassThrough() // go-streams' own flow (it runs a goroutine)
+	defer close(pt.In())
+	var next any = r.NewSource(count(3)).Via(pt)
+	if next != pt {
+		t.Fatal("Via did not return the flow it was given")
+	}
+	if err := r.Run(context.Background()); !errors.Is(err, ErrForeignInlet) {
+		t.Fatalf("foreign flow: %v", err)
+	}
+
+	r1, r2 := NewRuntime(1), NewRuntime(1)
+	f1 := r1.NewFlow(&proc{})
+	r1.NewSource(count(3)).Via(f1)
+	f1.To(r2.NewSink(func(context.Context, any) error { return nil }))
+	if err := r1.Run(context.Background()); !errors.Is(err, ErrForeignInlet) {
+		t.Fatalf("sink of another runtime: %v", err)
+	}
+}
+
+// A go-streams component feeding one of this runtime's flows sends plain
+// elements, not batches: the flow fails with an error, the run ends.
+func TestForeignElementIsAnError(t *testing.T) {
+	r := NewRuntime(0)
+	f := r.NewFlow(&proc{})
+	ch := make(chan any, 1)
+	ch <- 42
+	close(ch)
+	extension.NewChanSource(ch).Via(f) // go-streams transmits into f.In()
+	f.To(r.NewSink(func(context.Context, any) error { return nil }))
+	// The runtime has no source of its own here: run the flow and sink.
+	if err := r.Run(context.Background()); !errors.Is(err, ErrForeignInlet) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// OnError hears of the first failure of a component.
+func TestOnError(t *testing.T) {
+	r := NewRuntime(0)
+	var heard []error
+	r.OnError = func(err error) { heard = append(heard, err) }
+	r.NewSource(count(3)).Via(r.NewFlow(&proc{})).To(r.NewSink(func(context.Context, any) error { return errBoom }))
+	if err := r.Run(context.Background()); !errors.Is(err, errBoom) || len(heard) != 1 || !errors.Is(heard[0], errBoom) {
+		t.Fatalf("run %v, heard %v", err, heard)
 	}
 }

@@ -1,0 +1,384 @@
+package benchmark
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/harnessflow/harnessflow/benchmark/chart"
+)
+
+// Machine describes where a report was measured.
+type Machine struct {
+	// GoVersion, OS and Arch are the Go toolchain and platform.
+	GoVersion string `json:"go_version"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	// CPU is the processor model, where the system names it.
+	CPU string `json:"cpu,omitempty"`
+	// CPUs is the number of logical CPUs; GOMAXPROCS how many the Go
+	// scheduler uses.
+	CPUs       int `json:"cpus"`
+	GOMAXPROCS int `json:"gomaxprocs"`
+	// LoadBefore and LoadAfter are the load averages (1, 5 and 15
+	// minutes) before and after the run, where the system reports them.
+	LoadBefore string `json:"load_before,omitempty"`
+	LoadAfter  string `json:"load_after,omitempty"`
+}
+
+// ReadMachine describes this machine now (LoadAfter is left for the caller
+// to fill with LoadAverage after the run).
+func ReadMachine() Machine {
+	m := Machine{
+		GoVersion:  runtime.Version(),
+		OS:         runtime.GOOS,
+		Arch:       runtime.GOARCH,
+		CPUs:       runtime.NumCPU(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0),
+		LoadBefore: LoadAverage(),
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
+}
+
+// LoadAverage returns the 1-, 5- and 15-minute load averages ("2.46 1.14
+// 0.64"), or "" where the system does not report them.
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// String gives the machine in one line.
+func (m Machine) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s/%s, %d CPUs (GOMAXPROCS %d)", m.GoVersion, m.OS, m.Arch, m.CPUs, m.GOMAXPROCS)
+	if m.CPU != "" {
+		fmt.Fprintf(&b, ", %s", m.CPU)
+	}
+	if m.LoadBefore != "" {
+		fmt.Fprintf(&b, "; load average %s before", m.LoadBefore)
+		if m.LoadAfter != "" {
+			fmt.Fprintf(&b, ", %s after", m.LoadAfter)
+		}
+	}
+	return b.String()
+}
+
+// Report is what `harnessflow bench` prints: the results of one or more
+// runs, where and how they were measured. It renders as Markdown, JSON and
+// an SVG chart.
+type Report struct {
+	// Title heads the Markdown and the chart.
+	Title string `json:"title"`
+	// Command is the command line that made the report.
+	Command string `json:"command,omitempty"`
+	// Machine is where the results were measured.
+	Machine Machine `json:"machine"`
+	// Results are the measured graphs.
+	Results []*Result `json:"results"`
+	// ChartCPU makes the chart show CPU ns per event instead of
+	// wall-clock ns (steadier on a loaded machine).
+	ChartCPU bool `json:"-"`
+}
+
+// Loaded reports whether the machine was busier than its CPUs during the
+// run (a 1-minute load average above the CPU count, before or after):
+// wall-clock figures are then unreliable, and the CPU figures are the ones
+// to compare.
+func (m Machine) Loaded() bool {
+	for _, l := range []string{m.LoadBefore, m.LoadAfter} {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		if v, err := strconv.ParseFloat(f[0], 64); err == nil && m.CPUs > 0 && v > float64(m.CPUs) {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("benchmark: write JSON: %w", err)
+	}
+	return nil
+}
+
+// WriteMarkdown writes the report as Markdown: per result a table of the
+// stages, the sum and end to end, fused and async side by side, and a table
+// of the peers.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b bytes.Buffer
+	if r.Title != "" {
+		fmt.Fprintf(&b, "## %s\n\n", r.Title)
+	}
+	for _, res := range r.Results {
+		res.markdown(&b)
+	}
+	b.WriteString("Figures are per upstream event of the corpus (per request for request graphs): the median of the samples, ± half their range; ")
+	b.WriteString("CPU is the process's CPU time (all threads, garbage collection included). ")
+	b.WriteString("A stage measured by *replay* is its recorded input replayed into it alone, minus the replay alone; ")
+	b.WriteString("by *prefix*, the graph up to it minus the graph up to the stage before. ")
+	b.WriteString("What end to end spends beyond the sum of its parts is mostly garbage collection running alongside the stages.\n\n")
+	fmt.Fprintf(&b, "Machine: %s.\n", r.Machine)
+	if r.Machine.Loaded() {
+		b.WriteString("\n**The machine was loaded** (load average above its CPU count): wall-clock figures are unreliable; compare the CPU columns.\n")
+	}
+	if r.Command != "" {
+		fmt.Fprintf(&b, "\nCommand: `%s`\n", r.Command)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("benchmark: write Markdown: %w", err)
+	}
+	return nil
+}
+
+func (res *Result) title() string {
+	if res.Label != "" {
+		return res.Label
+	}
+	return res.Graph
+}
+
+func (res *Result) markdown(b *bytes.Buffer) {
+	fmt.Fprintf(b, "### %s\n\n", res.title())
+	fmt.Fprintf(b, "Graph `%s` (%s → %s): %s.  \n", res.Graph, res.In, res.Out, strings.Join(res.Nodes, " → "))
+	fmt.Fprintf(b, "Corpus: %s — %d input(s), %s, %d events. Run time %.1f s.\n\n", res.Corpus.Name, res.Corpus.Inputs, formatBytes(res.Corpus.Bytes), res.Corpus.Events, res.Seconds)
+
+	header := []string{"stage", "method"}
+	align := []string{":--", ":--"}
+	for _, m := range res.Modes {
+		header = append(header, m+" ns/event", m+" CPU ns/event", m+" allocs/event", m+" events/s", m+" MB/s")
+		align = append(align, "--:", "--:", "--:", "--:", "--:")
+	}
+	var rows [][]string
+	row := func(name, method string, ms map[string]*Measurement) {
+		cells := []string{name, method}
+		for _, m := range res.Modes {
+			cells = append(cells, measurementCells(ms[m])...)
+		}
+		rows = append(rows, cells)
+	}
+	if res.Source != nil {
+		row("source (read the input)", res.Source.Method, res.Source.Modes)
+	}
+	for _, st := range res.Stages {
+		method := st.Method
+		if st.Note != "" {
+			method += " (" + st.Note + ")"
+		}
+		row(st.Node, method, st.Modes)
+	}
+	if res.SumOfStages != nil {
+		row("**sum of the rows above**", "", res.SumOfStages)
+	}
+	row("**end to end**", "", res.EndToEnd)
+	writeTable(b, header, align, rows)
+
+	if len(res.SumRatio) > 0 {
+		var parts []string
+		for _, m := range res.Modes {
+			s, e := res.SumOfStages[m], res.EndToEnd[m]
+			part := fmt.Sprintf("%s %.2f", m, res.SumRatio[m])
+			if s != nil && e != nil && e.CPUNsPerEvent > 0 {
+				part += fmt.Sprintf(" (CPU %.2f)", s.CPUNsPerEvent/e.CPUNsPerEvent)
+			}
+			parts = append(parts, part)
+		}
+		fmt.Fprintf(b, "\nSum of the rows / end to end: %s. In async mode the stages run in parallel, so their sum may exceed the whole.\n", strings.Join(parts, ", "))
+	}
+	if len(res.Peers) > 0 {
+		b.WriteString("\n")
+		header := []string{"peer, same bytes, same run", "ns/event", "CPU ns/event", "allocs/event", "events/s", "MB/s"}
+		align := []string{":--", "--:", "--:", "--:", "--:", "--:"}
+		for _, m := range res.Modes {
+			header = append(header, m+" is faster by")
+			align = append(align, "--:")
+		}
+		header = append(header, "same result")
+		align = append(align, ":--")
+		var rows [][]string
+		for _, p := range res.Peers {
+			cells := append([]string{p.Name + " (" + p.Description + ")"}, measurementCells(p.Measurement)...)
+			for _, m := range res.Modes {
+				cells = append(cells, fmt.Sprintf("%.1f×", p.Speedup[m]))
+			}
+			same := "yes"
+			if !p.Agrees {
+				same = "no: " + p.Difference
+			}
+			rows = append(rows, append(cells, same))
+		}
+		writeTable(b, header, align, rows)
+	}
+	b.WriteString("\n")
+}
+
+// measurementCells formats ns/event ± spread, CPU ns/event, allocs/event,
+// events/s and MB/s.
+func measurementCells(m *Measurement) []string {
+	if m == nil {
+		return []string{"—", "—", "—", "—", "—"}
+	}
+	ns := formatNs(m.NsPerEvent)
+	if m.NsSpread > 0 {
+		ns += " ± " + formatNs(m.NsSpread)
+	}
+	cpu := "—"
+	if m.CPUNsPerEvent != 0 {
+		cpu = formatNs(m.CPUNsPerEvent)
+	}
+	rate, mb := "—", "—"
+	if m.EventsPerSec > 0 {
+		rate = chart.FormatValue(m.EventsPerSec)
+		mb = strconv.FormatFloat(m.MBPerSec, 'f', 1, 64)
+	}
+	return []string{ns, cpu, formatAllocs(m.AllocsPerEvent), rate, mb}
+}
+
+// formatNs shows nanoseconds with one decimal below 100, none above.
+func formatNs(v float64) string {
+	if math.Abs(v) < 100 {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// formatAllocs shows allocation counts with 3 significant digits.
+func formatAllocs(v float64) string {
+	if math.Abs(v) < 0.0005 {
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// formatBytes shows a size in MB (10⁶ bytes) or kB.
+func formatBytes(n int) string {
+	if n >= 1e6 {
+		return fmt.Sprintf("%.2f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+}
+
+// writeTable writes a Markdown table; pipes in cells are escaped.
+func writeTable(b *bytes.Buffer, header, align []string, rows [][]string) {
+	line := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" " + strings.ReplaceAll(c, "|", `\|`) + " |")
+		}
+		b.WriteString("\n")
+	}
+	line(header)
+	line(align)
+	for _, r := range rows {
+		line(r)
+	}
+}
+
+// Chart returns the result as a bar chart: ns per event of every stage,
+// the sum and end to end, one bar per mode, and the peers' bars in the
+// end-to-end group, on a log axis (peers can be dozens of times slower).
+//
+// With cpu set it shows the process's CPU ns per event instead of wall
+// time.
+func (res *Result) Chart(m Machine, cpu bool) chart.Bars {
+	axis, value := "wall-clock ns per upstream event (log scale; shorter is faster)", func(x *Measurement) float64 { return x.NsPerEvent }
+	if cpu {
+		axis, value = "CPU ns per upstream event, all threads (log scale; shorter is faster)", func(x *Measurement) float64 { return x.CPUNsPerEvent }
+	}
+	c := chart.Bars{
+		Title: "harnessflow bench — " + res.title() + ": cost per stage",
+		Notes: []string{
+			fmt.Sprintf("graph %s: %s", res.Graph, strings.Join(res.Nodes, " → ")),
+			fmt.Sprintf("corpus: %s (%s, %d events); median of the samples", res.Corpus.Name, formatBytes(res.Corpus.Bytes), res.Corpus.Events),
+			m.String(),
+		},
+		Axis: axis,
+		Log:  true,
+		Format: func(v float64) string {
+			return formatNs(v) + " ns"
+		},
+	}
+	for _, mode := range res.Modes {
+		c.Series = append(c.Series, chart.Series{Name: mode})
+	}
+	for _, p := range res.Peers {
+		c.Series = append(c.Series, chart.Series{Name: p.Name + " (peer)"})
+	}
+	nan := math.NaN()
+	group := func(label string, ms map[string]*Measurement, peers bool, separate bool) chart.Group {
+		g := chart.Group{Label: label, Separate: separate}
+		for _, mode := range res.Modes {
+			v := nan
+			if x := ms[mode]; x != nil {
+				v = value(x)
+			}
+			g.Values = append(g.Values, v)
+		}
+		for _, p := range res.Peers {
+			v := nan
+			if peers && p.Measurement != nil {
+				v = value(p.Measurement)
+			}
+			g.Values = append(g.Values, v)
+		}
+		return g
+	}
+	if res.Source != nil {
+		c.Groups = append(c.Groups, group("source (read)", res.Source.Modes, false, false))
+	}
+	for _, st := range res.Stages {
+		c.Groups = append(c.Groups, group(st.Node, st.Modes, false, false))
+	}
+	if res.SumOfStages != nil {
+		c.Groups = append(c.Groups, group("sum of the above", res.SumOfStages, false, true))
+	}
+	c.Groups = append(c.Groups, group("end to end", res.EndToEnd, true, res.SumOfStages == nil))
+	return c
+}
+
+// SVG renders the report as one SVG file: the chart of every result, one
+// below the other.
+func (r *Report) SVG() ([]byte, error) {
+	var docs []*chart.Doc
+	for _, res := range r.Results {
+		d, err := res.Chart(r.Machine, r.ChartCPU).Render()
+		if err != nil {
+			return nil, fmt.Errorf("benchmark: chart %s: %w", res.title(), err)
+		}
+		docs = append(docs, d)
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("benchmark: chart: no results")
+	}
+	if len(docs) == 1 {
+		return docs[0].Bytes(), nil
+	}
+	return chart.Stack(r.Title, docs...), nil
+}

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/harnessflow/harnessflow/benchmark"
+	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
+)
+
+// benchSubcommands are the commands under `harnessflow bench` that measure
+// something other than a graph (a proxy under load, say). `bench` alone,
+// or followed by flags, measures a harness's graph.
+func benchSubcommands() map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) int{}
+}
+
+// runBench implements `harnessflow bench`: the graph a harness runs for a
+// route (the one serve runs, from harness.Prepare/Plan), measured over a
+// corpus per stage and end to end, fused and async, next to the official
+// SDK's accumulator on the same bytes.
+func runBench(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		if sub, ok := benchSubcommands()[args[0]]; ok {
+			return sub(ctx, args[1:], stdin, stdout, stderr)
+		}
+	}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	harnessName := fs.String("harness", "", "harness whose graph is measured (default: the native translation)")
+	wireName := fs.String("wire", "chat", "upstream wire: chat, messages or responses")
+	direction := fs.String("direction", "response", "which graph: response (upstream stream → engine events) or request (client request → upstream request)")
+	corpusArg := fs.String("corpus", "generated", "`FILE|DIR|generated`: a recorded SSE body (request direction: a Responses request), a directory of them (*.sse; *.json), or a generated corpus")
+	chunks := fs.Int("chunks", benchmark.DefaultChunks, "chunks of a generated stream (the default is the corpus of `go test ./bench`)")
+	requests := fs.Int("requests", benchmark.DefaultRequests, "requests of a generated request corpus")
+	modeName := fs.String("mode", "both", "execution modes: fused, async or both")
+	vs := fs.String("vs", "", "peer measured on the same bytes: openai-go, anthropic-sdk-go or none (default: the wire's official SDK)")
+	asJSON := fs.Bool("json", false, "print the report as JSON instead of Markdown")
+	svgFile := fs.String("svg", "", "also write the chart to `FILE` (SVG)")
+	chartCPU := fs.Bool("chart-cpu", false, "chart CPU ns per event instead of wall-clock ns (steadier on a loaded machine)")
+	duration := fs.Duration("duration", 0, fmt.Sprintf("time budget of the measurements (default %v; a slow peer adds to it)", benchmark.DefaultDuration))
+	iterations := fs.Int("iterations", 0, "run every variant exactly `N` times over the corpus instead of for a duration")
+	requestFile := fs.String("request", "", "response direction: the engine request (Responses JSON) the stream answers, planned as serve would (tool kinds)")
+	upstream := fs.String("upstream", "", "the upstream's base `URL`, as given to serve (chooses the provider quirks)")
+	var layer layerFlags
+	layer.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: harnessflow bench [--harness NAME] [--wire chat|messages|responses] [--direction response|request]")
+		fmt.Fprintln(stderr, "       [--corpus FILE|DIR|generated] [--mode fused|async|both] [--vs openai-go|anthropic-sdk-go|none]")
+		fmt.Fprintln(stderr, "       [--json] [--svg FILE [--chart-cpu]] [--duration D | --iterations N]")
+		fmt.Fprintln(stderr, "Measures the graph serve runs for a harness and wire over a corpus: per stage and end to end,")
+		fmt.Fprintln(stderr, "events/s, MB/s, ns/event and allocations/event, fused and async side by side, and the official")
+		fmt.Fprintln(stderr, "SDK's accumulator on the same bytes in the same run. Prints a Markdown table (or JSON).")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(reorder(fs, args)); err != nil {
+		return flagStatus(err)
+	}
+	if fs.NArg() > 0 {
+		return fail(stderr, "bench", exitUsage, "unexpected argument %q (see harnessflow bench --help)", fs.Arg(0))
+	}
+	if *duration != 0 && *iterations != 0 {
+		return fail(stderr, "bench", exitUsage, "--duration and --iterations exclude each other")
+	}
+	if *duration < 0 || *iterations < 0 {
+		return fail(stderr, "bench", exitUsage, "--duration and --iterations must be positive")
+	}
+	wire, err := harness.ParseWire(*wireName)
+	if err != nil {
+		return fail(stderr, "bench", exitUsage, "--wire: %v", err)
+	}
+	modes, err := benchModes(*modeName)
+	if err != nil {
+		return fail(stderr, "bench", exitUsage, "--mode: %v", err)
+	}
+	if *direction != "response" && *direction != "request" {
+		return fail(stderr, "bench", exitUsage, "--direction: %q: want response or request", *direction)
+	}
+	cfg, err := layer.config(wire, *upstream)
+	if err != nil {
+		return fail(stderr, "bench", exitUsage, "%v", err)
+	}
+
+	var (
+		g      *pipeline.Graph
+		corpus benchmark.Corpus
+		label  string
+	)
+	name := *harnessName
+	if name == "" {
+		name = harness.NativeName
+	}
+	if *direction == "request" {
+		if *requestFile != "" {
+			return fail(stderr, "bench", exitUsage, "--request is for the response direction (the request corpus is --corpus)")
+		}
+		if corpus, err = requestCorpus(*corpusArg, *requests); err != nil {
+			return fail(stderr, "bench", exitUsage, "--corpus: %v", err)
+		}
+		// The graph is built for the first request, as serve builds one per
+		// request; every request of the corpus runs through it.
+		req, err := protocol.DecodeRequest(corpus.Inputs[0])
+		if err != nil {
+			return fail(stderr, "bench", exitUsage, "--corpus: first request: %v", err)
+		}
+		turn, err := harness.Prepare(cfg, *harnessName, req, nil)
+		if err != nil {
+			return fail(stderr, "bench", exitUsage, "%v", err)
+		}
+		g = turn.RequestGraph
+		label = fmt.Sprintf("%s · %s · request direction (%s)", name, wire, turn.Route)
+	} else {
+		var (
+			route      string
+			layerAlone bool
+		)
+		if g, route, layerAlone, err = responseGraph(ctx, cfg, *harnessName, *requestFile); err != nil {
+			return fail(stderr, "bench", exitUsage, "%v", err)
+		}
+		if corpus, err = streamCorpus(*corpusArg, string(wire), *chunks); err != nil {
+			return fail(stderr, "bench", exitUsage, "--corpus: %v", err)
+		}
+		if !layerAlone {
+			// A harness's post node or bridge may change what the stream
+			// means (a parsed action, a bridged call): check nothing.
+			corpus.Expect = nil
+		}
+		label = fmt.Sprintf("%s · %s · response direction (%s)", name, wire, route)
+	}
+
+	opts := benchmark.Options{Modes: modes, Duration: *duration, Iterations: *iterations}
+	peer, err := benchPeer(*vs, string(wire), *direction)
+	if err != nil {
+		return fail(stderr, "bench", exitUsage, "--vs: %v", err)
+	}
+	if peer != nil {
+		opts.Peers = []benchmark.Peer{*peer}
+	}
+
+	machine := benchmark.ReadMachine()
+	fmt.Fprintf(stderr, "harnessflow bench: %s over %s …\n", g.Name(), corpus.Name)
+	res, err := benchmark.Graph(ctx, g, corpus, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(stderr, "bench", exitError, "interrupted")
+		}
+		return fail(stderr, "bench", exitUsage, "%v", err)
+	}
+	machine.LoadAfter = benchmark.LoadAverage()
+	res.Label = label
+	report := &benchmark.Report{
+		Title:    "harnessflow bench",
+		Command:  "harnessflow bench " + strings.Join(args, " "),
+		Machine:  machine,
+		Results:  []*benchmark.Result{res},
+		ChartCPU: *chartCPU,
+	}
+	if *svgFile != "" {
+		svg, err := report.SVG()
+		if err == nil {
+			err = os.WriteFile(*svgFile, svg, 0o644)
+		}
+		if err != nil {
+			return fail(stderr, "bench", exitError, "--svg: %v", err)
+		}
+	}
+	if *asJSON {
+		err = report.WriteJSON(stdout)
+	} else {
+		err = report.WriteMarkdown(stdout)
+	}
+	if err != nil {
+		return fail(stderr, "bench", exitError, "%v", err)
+	}
+	return exitOK
+}
+
+// benchModes parses --mode.
+func benchModes(s string) ([]pipeline.Mode, error) {
+	if s == "both" {
+		return []pipeline.Mode{pipeline.Fused, pipeline.Async}, nil
+	}
+	if s == "" {
+		return nil, errors.New(`want fused, async or both`)
+	}
+	m, err := pipeline.ParseMode(s)
+	if err != nil {
+		return nil, err
+	}
+	return []pipeline.Mode{m}, nil
+}
+
+// responseGraph is the response graph of the turn serve would run for the
+// harness: planned from the request file when given, else prepared for an
+// empty request (no tool kinds). Without a harness, a wire that has no
+// native route (messages) is measured by its protocol layer alone. It also
+// returns the route's name, and whether the graph is the protocol layer
+// alone (no harness.post, no harness.bridge).
+func responseGraph(ctx context.Context, cfg harness.Config, name, requestFile string) (g *pipeline.Graph, route string, layerAlone bool, err error) {
+	var turn *harness.Turn
+	if requestFile != "" {
+		req, err := loadRequest(requestFile)
+		if err != nil {
+			return nil, "", false, err
+		}
+		if turn, err = harness.Plan(ctx, cfg, name, req, nil); err != nil {
+			return nil, "", false, fmt.Errorf("--request %s: %w", requestFile, err)
+		}
+		if turn.Unary() {
+			return nil, "", false, fmt.Errorf("harness %s answers this request with one JSON body, not a stream: bench measures streams", turn.Spec.Name)
+		}
+	} else if turn, err = harness.Prepare(cfg, name, nil, nil); err != nil {
+		var re *harness.RouteError
+		if name != "" || !errors.As(err, &re) {
+			return nil, "", false, err
+		}
+		g, err := harness.ProtocolGraph(cfg.Wire, harness.ResponseOptions{})
+		return g, "protocol layer only: no native route", true, err
+	}
+	if g, err = turn.ResponseGraph(harness.ResponseOptions{}); err != nil {
+		return nil, "", false, err
+	}
+	return g, turn.Route.String(), turn.Spec.Post == nil && turn.Spec.Bridge == nil, nil
+}
+
+// streamCorpus loads or generates the corpus of a response graph.
+func streamCorpus(arg, wire string, chunks int) (benchmark.Corpus, error) {
+	if arg == "generated" {
+		return benchmark.Generate(wire, chunks)
+	}
+	return benchmark.LoadCorpus(arg, ".sse")
+}
+
+// requestCorpus loads or generates the corpus of a request graph.
+func requestCorpus(arg string, n int) (benchmark.Corpus, error) {
+	if arg == "generated" {
+		return benchmark.GenerateRequests(n)
+	}
+	return benchmark.LoadCorpus(arg, ".json")
+}
+
+// benchPeer resolves --vs: "" is the wire's official SDK on the response
+// direction and none on the request direction.
+func benchPeer(vs, wire, direction string) (*benchmark.Peer, error) {
+	switch {
+	case vs == "none":
+		return nil, nil
+	case direction == "request":
+		if vs != "" {
+			return nil, errors.New("the request direction has no peer")
+		}
+		return nil, nil
+	case vs == "":
+		p, ok := benchmark.PeerFor(wire)
+		if !ok {
+			return nil, nil
+		}
+		return &p, nil
+	}
+	p, err := benchmark.PeerByName(vs)
+	if err != nil {
+		return nil, err
+	}
+	if want, _ := benchmark.PeerFor(wire); want.Name != p.Name {
+		return nil, fmt.Errorf("%s does not read the %s wire", p.Name, wire)
+	}
+	return &p, nil
+}

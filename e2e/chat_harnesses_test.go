@@ -1,0 +1,125 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// chatBody is the part of an upstream chat body the harness checks read.
+type chatBody struct {
+	Messages []struct {
+		Role      string          `json:"role"`
+		Content   json.RawMessage `json:"content"`
+		ToolCalls []struct {
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	MaxTokens      int             `json:"max_tokens"`
+	PromptCacheKey string          `json:"prompt_cache_key"`
+	Temperature    json.RawMessage `json:"temperature"`
+}
+
+func decodeChat(body []byte) (chatBody, error) {
+	var b chatBody
+	err := json.Unmarshal(body, &b)
+	return b, err
+}
+
+func (b chatBody) toolNames() []string {
+	var names []string
+	for _, t := range b.Tools {
+		names = append(names, t.Function.Name)
+	}
+	return names
+}
+
+// checkKimiCLIBody: kimi-cli's system prompt, max_tokens, the conversation
+// key as prompt_cache_key, and Codex's exec_command among the tools.
+func checkKimiCLIBody(body []byte) error {
+	b, err := decodeChat(body)
+	if err != nil {
+		return err
+	}
+	if len(b.Messages) == 0 || b.Messages[0].Role != "system" || !bytes.Contains(b.Messages[0].Content, []byte("You are Kimi CLI")) {
+		return errors.New("the first message is not kimi-cli's system prompt")
+	}
+	if b.MaxTokens != 32000 || b.PromptCacheKey == "" {
+		return fmt.Errorf("max_tokens %d, prompt_cache_key %q; want 32000 and the conversation key", b.MaxTokens, b.PromptCacheKey)
+	}
+	if !slices.Contains(b.toolNames(), "exec_command") {
+		return fmt.Errorf("tools %v lack the client's exec_command", b.toolNames())
+	}
+	return nil
+}
+
+// checkQwenCodeBody: qwen-code's system prompt, the setup message as one
+// text part and the acknowledgement, max_tokens 8000.
+func checkQwenCodeBody(body []byte) error {
+	b, err := decodeChat(body)
+	if err != nil {
+		return err
+	}
+	if len(b.Messages) < 4 || b.Messages[0].Role != "system" || !bytes.Contains(b.Messages[0].Content, []byte("You are Qwen Code")) {
+		return errors.New("the first message is not qwen-code's system prompt")
+	}
+	var parts []struct{ Type, Text string }
+	if err := json.Unmarshal(b.Messages[1].Content, &parts); err != nil || len(parts) != 1 || !bytes.Contains([]byte(parts[0].Text), []byte("Qwen Code")) {
+		return fmt.Errorf("the second message is not the setup message as one text part: %s", b.Messages[1].Content)
+	}
+	if b.Messages[2].Role != "assistant" || b.MaxTokens != 8000 {
+		return fmt.Errorf("third message %s, max_tokens %d; want the acknowledgement and 8000", b.Messages[2].Role, b.MaxTokens)
+	}
+	return nil
+}
+
+// checkOpenCodeBodies: the title request first (no tools), then the main
+// request with opencode's own tools, then the follow-up in which the
+// model's bash call is shown again as bash with its output unwrapped.
+func checkOpenCodeBodies(bodies [][]byte) error {
+	if len(bodies) != 3 {
+		return fmt.Errorf("%d upstream requests, want the title request and two turns", len(bodies))
+	}
+	title, err := decodeChat(bodies[0])
+	if err != nil {
+		return err
+	}
+	if len(title.Tools) != 0 || len(title.Messages) != 3 || title.Messages[0].Role != "system" {
+		return fmt.Errorf("the first request is not the title request:\n%s", bodies[0])
+	}
+	main, err := decodeChat(bodies[1])
+	if err != nil {
+		return err
+	}
+	names := main.toolNames()
+	if !slices.Contains(names, "bash") || !slices.Contains(names, "read") || slices.Contains(names, "exec_command") || string(main.Temperature) != "1" {
+		return fmt.Errorf("the main request is not opencode's: tools %v, temperature %s", names, main.Temperature)
+	}
+	next, err := decodeChat(bodies[2])
+	if err != nil {
+		return err
+	}
+	var call, output bool
+	for _, m := range next.Messages {
+		for _, c := range m.ToolCalls {
+			call = call || c.Function.Name == "bash"
+		}
+		if m.Role == "tool" {
+			output = !bytes.Contains(m.Content, []byte("Chunk ID:")) && bytes.Contains(m.Content, []byte("route ok"))
+		}
+	}
+	if !call || !output {
+		return fmt.Errorf("the follow-up does not show the bash call (%v) and its unwrapped output (%v):\n%s", call, output, bodies[2])
+	}
+	return nil
+}

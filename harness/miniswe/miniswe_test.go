@@ -1,0 +1,19 @@
+package miniswe_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/harnessflow/harnessflow/harness"
+	_ "github.com/harnessflow/harnessflow/harness/miniswe"
+	"github.com/harnessflow/harnessflow/internal/harnesstest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The shared request set and mini-swe-agent's own cases (testdata/*.txtar),
+// in both modes (text mode by the model table of config.json): the shaped
+// body, and the events of recorded unary upstream answers in both
+// execution modes, whole, byte by byte and in random chunks.
+func TestGolden(t *testing.T) { harnesstest.Run(t, harness.NameMiniSWEAgent, "testdata") }

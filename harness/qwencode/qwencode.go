@@ -1,0 +1,328 @@
+// Package qwencode registers the "qwen-code" harness: the request Qwen Code
+// sends to a chat endpoint.
+//
+// The messages start with three of our own (prompts/pack/qwen-code):
+//
+//  1. the system prompt (system.tmpl, trailing newlines trimmed), followed,
+//     when there is any, by an "Additional Developer Instructions" section
+//     holding all developer text of the history — no contextual filter;
+//     the texts of one message are joined by a newline, messages by a blank
+//     line, blank messages left out — and by a "Session Instructions"
+//     section holding the request's instructions, trimmed, when they are
+//     not blank;
+//  2. a context-setup user message sent as one text part (setup.tmpl): the
+//     date (the client's date, else the turn's, as "Weekday, Month D,
+//     YYYY"), the OS ("linux", "darwin", …), the working directory (with
+//     symbolic links resolved when it exists here) and its folder
+//     structure: "CWD/" and then at most 20 entries, one per line, sorted
+//     by name with "/" after directories, dot-files hidden, "├───" before
+//     each and "└───" before the last. The directory is read from this
+//     machine's file system (the proxy usually runs beside Codex); when it
+//     cannot be read only the "CWD/" line is shown;
+//  3. an assistant acknowledgement (ack.tmpl).
+//
+// Then the history, flattened by the kimi family's shared policy (package
+// harness/internal/kimistyle, the same value kimi-cli uses) and
+// normalised: a tool result given as a string is sent as one text part,
+// reasoning_content loses its trailing newlines, and every call's
+// arguments are compacted — for read_file, edit and run_shell_command only
+// their known keys are kept, in a fixed order (read_file: file_path,
+// offset, limit, pages; edit: file_path, old_string, new_string,
+// replace_all; run_shell_command: command, description, directory,
+// is_background, timeout).
+//
+// Tools are the client's function tools (when the client's shell is
+// exec_command the model calls it directly); every tool name maps to the
+// function kind. The body is {"model","messages","max_tokens":8000,
+// "stream":true,"stream_options":{"include_usage":true},"tools"}, with no
+// thinking or effort field. Provider quirks of the upstream apply. The
+// response direction is the protocol layer alone.
+//
+// Not emulated: the fork's environment switch that turns the developer and
+// session sections off (a proxy takes no per-process switches; a prompt
+// overlay can change the templates).
+package qwencode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/harness/internal/kimistyle"
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/request"
+	"github.com/harnessflow/harnessflow/wire/chat"
+)
+
+func init() { harness.MustRegister(Spec()) }
+
+// MaxTokens is the output limit every qwen-code body asks for.
+const MaxTokens = 8000
+
+// MaxListing is how many entries of the working directory the setup
+// message shows.
+const MaxListing = 20
+
+// Spec returns the qwen-code harness.
+func Spec() harness.Spec {
+	return harness.Spec{
+		Name:        harness.NameQwenCode,
+		Description: "Qwen Code: its system prompt and setup exchange, the client's function tools, kimi flattening normalised the qwen way",
+		Wires:       []harness.Wire{harness.WireChat},
+		Request:     RequestGraph,
+	}
+}
+
+// Style is qwen-code's chat rendering: the kimi family's, with string tool
+// results sent as one text part and reasoning without trailing newlines.
+var Style = func() request.ChatStyle {
+	st := kimistyle.Style
+	st.OutputTextParts = true
+	st.TrimReasoning = "\n"
+	return st
+}()
+
+// Policy returns qwen-code's flatten policy: the kimi family's, with the
+// call arguments normalised by NormalizeArguments.
+func Policy() request.FlattenPolicy {
+	p := kimistyle.Policy()
+	p.MapCall = func(c *request.Call) { c.Arguments = NormalizeArguments(c.Name, c.Arguments) }
+	return p
+}
+
+// RequestGraph returns the qwen-code request graph (chat only):
+// request.system → request.tools → request.history → request.options →
+// request.provider → request.encode.
+func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
+	if env.Wire != harness.WireChat {
+		return nil, fmt.Errorf("qwen-code: no request graph for wire %q", env.Wire)
+	}
+	intro, err := Intro(env)
+	if err != nil {
+		return nil, fmt.Errorf("qwen-code: %w", err)
+	}
+	opts := env.RequestOptions()
+	policy := Policy()
+	return pipeline.New("request.qwen-code",
+		pipeline.StageNode(request.NodeSystem, request.Update(func(s *request.Shaping) error {
+			s.Transcript = append(s.Transcript, intro...)
+			return nil
+		}), pipeline.Describe("system prompt, context-setup user message, assistant acknowledgement")),
+		request.FunctionToolsNode(),
+		request.HistoryNode(opts, &policy),
+		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {
+			b := &s.Body
+			b.Model = s.Request.Model
+			b.MaxTokens = ptr(int64(MaxTokens))
+			b.Stream = ptr(true)
+			b.StreamOptions = []byte(`{"include_usage":true}`)
+			return nil
+		}), pipeline.Describe("model, max_tokens 8000, stream with usage")),
+		request.ProviderNode(opts),
+		request.ChatEncodeNode(Style),
+	)
+}
+
+// SetupData is what setup.tmpl is rendered with.
+type SetupData struct {
+	// Date is "Weekday, Month D, YYYY".
+	Date string
+	// OS is "linux", "darwin", "windows", ….
+	OS string
+	// Cwd is the working directory.
+	Cwd string
+	// MaxItems is how many entries the listing shows at most.
+	MaxItems int
+	// Listing is "CWD/" and one line per entry.
+	Listing string
+}
+
+// SectionData is what developer.tmpl and session.tmpl are rendered with.
+type SectionData struct {
+	// Text is the section's body.
+	Text string
+}
+
+// Intro returns the three messages that start every qwen-code request: the
+// system prompt, the setup user message and the acknowledgement.
+func Intro(env *harness.Env) ([]request.Message, error) {
+	name := harness.NameQwenCode
+	system, err := env.Prompts.Render(name, "system", nil)
+	if err != nil {
+		return nil, err
+	}
+	system = strings.TrimRight(system, "\n")
+	if dev := developerText(env.Request.Input); dev != "" {
+		sec, err := env.Prompts.Render(name, "developer", SectionData{Text: dev})
+		if err != nil {
+			return nil, err
+		}
+		system += "\n\n" + strings.TrimRight(sec, "\n")
+	}
+	if base := strings.TrimSpace(env.Request.Instructions); base != "" {
+		sec, err := env.Prompts.Render(name, "session", SectionData{Text: base})
+		if err != nil {
+			return nil, err
+		}
+		system += "\n\n" + strings.TrimRight(sec, "\n")
+	}
+	setup, err := env.Prompts.Render(name, "setup", setupData(env))
+	if err != nil {
+		return nil, err
+	}
+	ack, err := env.Prompts.Render(name, "ack", nil)
+	if err != nil {
+		return nil, err
+	}
+	return []request.Message{
+		{Role: request.RoleSystem, Content: request.TextParts(system)},
+		{Role: request.RoleUser, Content: request.TextParts(strings.TrimRight(setup, "\n")), AsParts: true},
+		{Role: request.RoleAssistant, Content: request.TextParts(strings.TrimRight(ack, "\n"))},
+	}, nil
+}
+
+// developerText is all developer text of the history: a message's texts
+// joined by "\n", messages by "\n\n", blank messages left out.
+func developerText(items []protocol.ResponseItem) string {
+	var msgs []string
+	for _, it := range items {
+		m, ok := it.(*protocol.Message)
+		if !ok || m == nil || m.Role != protocol.RoleDeveloper {
+			continue
+		}
+		var texts []string
+		for _, c := range m.Content {
+			if c.Type == protocol.ContentInputText || c.Type == protocol.ContentOutputText {
+				texts = append(texts, c.Text)
+			}
+		}
+		if t := strings.Join(texts, "\n"); strings.TrimSpace(t) != "" {
+			msgs = append(msgs, t)
+		}
+	}
+	return strings.Join(msgs, "\n\n")
+}
+
+func setupData(env *harness.Env) SetupData {
+	ws := env.Workspace
+	day := env.Now
+	if d, err := time.Parse(time.DateOnly, ws.Date); err == nil {
+		day = d
+	}
+	cwd := ws.Cwd
+	if cwd == "" {
+		cwd = "."
+	}
+	if filepath.IsAbs(cwd) {
+		if real, err := filepath.EvalSymlinks(cwd); err == nil {
+			cwd = real
+		}
+	}
+	osName := strings.ToLower(ws.OS)
+	switch osName {
+	case "":
+		osName = "linux"
+	case "macos":
+		osName = "darwin"
+	}
+	return SetupData{
+		Date:     day.Format("Monday, January 2, 2006"),
+		OS:       osName,
+		Cwd:      cwd,
+		MaxItems: MaxListing,
+		Listing:  FolderListing(cwd),
+	}
+}
+
+// FolderListing is the setup message's folder structure of dir: "DIR/",
+// then at most MaxListing entries (see the package doc). Only absolute
+// directories are read.
+func FolderListing(dir string) string {
+	lines := []string{strings.TrimSuffix(dir, "/") + "/"}
+	if dir == "/" {
+		lines[0] = "/"
+	}
+	if !filepath.IsAbs(dir) {
+		return lines[0]
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return lines[0]
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, ".") {
+			continue
+		}
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	names = names[:min(len(names), MaxListing)]
+	for i, n := range names {
+		prefix := "├───"
+		if i == len(names)-1 {
+			prefix = "└───"
+		}
+		lines = append(lines, prefix+n)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// argumentOrder lists, per tool, the argument keys kept and their order.
+var argumentOrder = map[string][]string{
+	"read_file":         {"file_path", "offset", "limit", "pages"},
+	"edit":              {"file_path", "old_string", "new_string", "replace_all"},
+	"run_shell_command": {"command", "description", "directory", "is_background", "timeout"},
+}
+
+// NormalizeArguments is a call's arguments as qwen-code sends them: for
+// read_file, edit and run_shell_command given as an object only their
+// known keys, in their fixed order; for anything else the JSON compacted
+// with its keys in their order. Arguments that are not JSON stay as they
+// are.
+func NormalizeArguments(tool, args string) string {
+	if !json.Valid([]byte(args)) {
+		return args
+	}
+	if keys, ok := argumentOrder[tool]; ok {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(args), &obj) == nil && obj != nil {
+			b := []byte{'{'}
+			for _, k := range keys {
+				v, ok := obj[k]
+				if !ok {
+					continue
+				}
+				if len(b) > 1 {
+					b = append(b, ',')
+				}
+				b = chat.AppendString(b, k)
+				b = append(b, ':')
+				b = appendCompact(b, v)
+			}
+			return string(append(b, '}'))
+		}
+	}
+	return string(appendCompact(nil, json.RawMessage(args)))
+}
+
+func appendCompact(dst []byte, raw json.RawMessage) []byte {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return append(dst, raw...)
+	}
+	return append(dst, buf.Bytes()...)
+}
+
+func ptr[T any](v T) *T { return &v }

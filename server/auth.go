@@ -1,0 +1,165 @@
+package server
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/harnessflow/harnessflow/stages/metrics"
+)
+
+// Client authentication (Config.ClientKeys).
+//
+// With client keys configured, every /v1/responses request (and the
+// harness routes) must carry "Authorization: Bearer KEY" with one of them,
+// else it gets HTTP 401 with an OpenAI-style error body. A presented key is
+// hashed (SHA-256) and compared with every accepted key's hash in constant
+// time, so neither the comparison's time nor the keys' lengths tell a
+// caller how close a guess came. The key is the proxy's credential: it is
+// never sent upstream (the upstream gets Config.APIKey, or no
+// Authorization), and neither keys nor hashes are logged. GET /healthz and
+// GET /metrics stay open: they carry no content.
+
+// MinClientKeyBytes is the shortest client key accepted: shorter keys are
+// guessable.
+const MinClientKeyBytes = 16
+
+// ParseClientKeys splits a list of client keys separated by commas or
+// newlines (an environment variable's or a file's contents), dropping
+// surrounding space, empty entries and lines starting with "#". It fails on
+// an empty list and on a key shorter than MinClientKeyBytes; the error never
+// quotes a key.
+func ParseClientKeys(text string) ([]string, error) {
+	var keys []string
+	for line := range strings.Lines(text) {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		for k := range strings.SplitSeq(line, ",") {
+			k = strings.TrimSpace(k)
+			if k == "" {
+				continue
+			}
+			if len(k) < MinClientKeyBytes {
+				return nil, fmt.Errorf("server: client key %d is %d bytes long: want at least %d", len(keys)+1, len(k), MinClientKeyBytes)
+			}
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("server: no client keys (want keys separated by commas or newlines)")
+	}
+	return keys, nil
+}
+
+// keyring holds the hashes of the accepted client keys.
+type keyring [][sha256.Size]byte
+
+func newKeyring(keys []string) keyring {
+	var kr keyring
+	for _, k := range keys {
+		if k != "" {
+			kr = append(kr, sha256.Sum256([]byte(k)))
+		}
+	}
+	return kr
+}
+
+// accepts reports whether key is one of the accepted keys. It compares
+// key's hash with every accepted hash, whatever matched before.
+func (kr keyring) accepts(key string) bool {
+	h := sha256.Sum256([]byte(key))
+	ok := 0
+	for i := range kr {
+		ok |= subtle.ConstantTimeCompare(h[:], kr[i][:])
+	}
+	return ok == 1
+}
+
+// bearer returns the token of an "Authorization: Bearer TOKEN" header.
+func bearer(r *http.Request) (string, bool) {
+	auth := r.Header.Get("Authorization")
+	if len(auth) < len("Bearer ") || !strings.EqualFold(auth[:len("Bearer ")], "Bearer ") {
+		return "", false
+	}
+	token := strings.TrimSpace(auth[len("Bearer "):])
+	return token, token != ""
+}
+
+// authenticate wraps a handler of the proxied routes with the client key
+// check; without client keys it returns h unchanged.
+func (s *Server) authenticate(h http.HandlerFunc) http.HandlerFunc {
+	if len(s.keys) == 0 {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		key, ok := bearer(r)
+		if !ok || !s.keys.accepts(key) {
+			reason, msg := metrics.AuthInvalid, "harnessflow: the API key is not one this proxy accepts"
+			if !ok {
+				reason, msg = metrics.AuthMissing, `harnessflow: missing API key: send "Authorization: Bearer KEY" with a key this proxy accepts`
+			}
+			s.metrics.ClientAuthFailure(reason)
+			s.log.LogAttrs(r.Context(), slog.LevelWarn, "harnessflow request refused: client key "+reason,
+				slog.String("method", r.Method), slog.String("path", r.URL.Path))
+			w.Header().Set("WWW-Authenticate", `Bearer realm="harnessflow"`)
+			writeError(w, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", msg)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// clientCredentials returns the client's Authorization and x-api-key
+// headers to pass upstream when the proxy has no API key of its own: none
+// when client keys are configured (the client's key is the proxy's
+// credential, not the upstream's).
+func (s *Server) clientCredentials(r *http.Request) (auth, apiKey string) {
+	if len(s.keys) > 0 {
+		return "", ""
+	}
+	return r.Header.Get("Authorization"), r.Header.Get("x-api-key")
+}
+
+// OpenRelayError is the refusal to serve a non-loopback address while the
+// proxy spends its own upstream key (Config.APIKey) for any caller (no
+// Config.ClientKeys) — an open relay of that key — without
+// Config.InsecureOpenRelay.
+type OpenRelayError struct {
+	// Addr is the address the proxy would have served.
+	Addr net.Addr
+}
+
+// Error says why and what to do instead.
+func (e *OpenRelayError) Error() string {
+	return fmt.Sprintf("server: refusing to serve %s, which is not a loopback address, with the proxy's own upstream API key "+
+		"and no client keys: anyone who reaches it could spend that key. Configure client keys, listen on a loopback address, "+
+		"or allow it explicitly (insecure open relay)", e.Addr)
+}
+
+// CheckAddr returns an *OpenRelayError when serving addr would make the
+// proxy an open relay of its upstream key (Serve refuses such a listener
+// too); run it before listening, on the resolved address to listen on.
+func (c Config) CheckAddr(addr net.Addr) error {
+	if c.APIKey == "" || len(newKeyring(c.ClientKeys)) > 0 || c.InsecureOpenRelay || IsLoopback(addr) {
+		return nil
+	}
+	return &OpenRelayError{Addr: addr}
+}
+
+// IsLoopback reports whether addr is a TCP address on a loopback IP (an
+// unspecified IP such as 0.0.0.0 listens on every interface: not loopback).
+// Addresses of other networks (unix sockets) count as loopback: only
+// local processes reach them.
+func IsLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return addr.Network() != "tcp" && addr.Network() != "udp"
+	}
+	return tcp.IP.IsLoopback()
+}

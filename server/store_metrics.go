@@ -1,0 +1,84 @@
+package server
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"sync"
+)
+
+// storeMetrics counts the proxy's use of its response store, for /metrics.
+// The zero value is ready.
+type storeMetrics struct {
+	mu      sync.Mutex
+	lookups map[[2]string]uint64 // (kind, result)
+	puts    map[string]uint64    // "ok" | "error"
+}
+
+func (m *storeMetrics) lookup(kind, result string) {
+	m.mu.Lock()
+	if m.lookups == nil {
+		m.lookups = map[[2]string]uint64{}
+	}
+	m.lookups[[2]string{kind, result}]++
+	m.mu.Unlock()
+}
+
+func (m *storeMetrics) put(ok bool) {
+	result := "ok"
+	if !ok {
+		result = "error"
+	}
+	m.mu.Lock()
+	if m.puts == nil {
+		m.puts = map[string]uint64{}
+	}
+	m.puts[result]++
+	m.mu.Unlock()
+}
+
+// writePrometheus writes the store's families: lookups by kind and result,
+// puts by result and, for a MemoryStore, what it holds and what it
+// dropped.
+func (m *storeMetrics) writePrometheus(w io.Writer, store Store) error {
+	m.mu.Lock()
+	lookups, puts := maps.Clone(m.lookups), maps.Clone(m.puts)
+	m.mu.Unlock()
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# HELP harnessflow_store_lookups_total Response store lookups (previous_response_id, item_reference), by result.\n# TYPE harnessflow_store_lookups_total counter\n")
+	keys := slices.Collect(maps.Keys(lookups))
+	slices.SortFunc(keys, func(a, b [2]string) int {
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	for _, k := range keys {
+		fmt.Fprintf(bw, "harnessflow_store_lookups_total{kind=%q,result=%q} %d\n", k[0], k[1], lookups[k])
+	}
+	fmt.Fprintf(bw, "# HELP harnessflow_store_puts_total Responses handed to the response store, by result.\n# TYPE harnessflow_store_puts_total counter\n")
+	for _, k := range slices.Sorted(maps.Keys(puts)) {
+		fmt.Fprintf(bw, "harnessflow_store_puts_total{result=%q} %d\n", k, puts[k])
+	}
+	if ms, ok := store.(*MemoryStore); ok {
+		st := ms.Stats()
+		fmt.Fprintf(bw, "# HELP harnessflow_store_responses Responses held in the in-memory response store.\n# TYPE harnessflow_store_responses gauge\nharnessflow_store_responses %d\n", st.Responses)
+		fmt.Fprintf(bw, "# HELP harnessflow_store_bytes Bytes (JSON) held in the in-memory response store.\n# TYPE harnessflow_store_bytes gauge\nharnessflow_store_bytes %d\n", st.Bytes)
+		fmt.Fprintf(bw, "# HELP harnessflow_store_evictions_total Responses the in-memory response store dropped, by reason.\n# TYPE harnessflow_store_evictions_total counter\n")
+		for _, k := range slices.Sorted(maps.Keys(st.Evicted)) {
+			fmt.Fprintf(bw, "harnessflow_store_evictions_total{reason=%q} %d\n", k, st.Evicted[k])
+		}
+		fmt.Fprintf(bw, "# HELP harnessflow_store_too_large_total Responses not kept for being over the store's byte limit alone.\n# TYPE harnessflow_store_too_large_total counter\nharnessflow_store_too_large_total %d\n", st.TooLarge)
+	}
+	return bw.Flush()
+}
+
+// serveMetrics serves /metrics: the stream counters, then the store's.
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	s.metrics.ServeHTTP(w, r)
+	_ = s.storeMetrics.writePrometheus(w, s.store) // a failed write means the client went away
+}

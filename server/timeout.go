@@ -1,0 +1,178 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/metrics"
+)
+
+// Upstream timeouts (Config.UpstreamHeaderTimeout, UpstreamIdleTimeout).
+//
+// The header timeout bounds the wait for the upstream's response headers. A
+// streaming model server sends them as soon as it accepts the request,
+// before the first token, so two minutes only trip on an upstream that hangs,
+// a dead connection, or a gateway that holds the headers until the first
+// byte of a model that is loading or reading a long prompt. An upstream
+// request that does not stream (its body has no "stream": true: unary
+// harness turns, some title requests) gets its headers only with the whole
+// answer; it waits up to the idle timeout when that is longer.
+//
+// The idle timeout bounds the silence inside the body: the time one read of
+// the upstream's body waits without a byte. It is counted only while the
+// proxy waits for the upstream, never while a slow client holds the stream
+// back. Five minutes is what Codex CLI itself waits on a silent stream by
+// default (stream_idle_timeout_ms), so the proxy never gives up on a
+// reasoning model that thinks silently before Codex would; a stalled upstream
+// then ends in a clear response.failed instead of a client-side idle error.
+const (
+	// DefaultUpstreamHeaderTimeout is the default of
+	// Config.UpstreamHeaderTimeout.
+	DefaultUpstreamHeaderTimeout = 120 * time.Second
+	// DefaultUpstreamIdleTimeout is the default of Config.UpstreamIdleTimeout.
+	DefaultUpstreamIdleTimeout = 300 * time.Second
+)
+
+// TimeoutError is an upstream request the proxy gave up on: no response
+// headers within the header timeout (Phase metrics.TimeoutHeaders), or no
+// byte of the body within the idle timeout (Phase metrics.TimeoutIdle).
+type TimeoutError struct {
+	// Phase is metrics.TimeoutHeaders or metrics.TimeoutIdle.
+	Phase string
+	// After is the timeout that ran out.
+	After time.Duration
+}
+
+// Error says what the upstream did not do in time.
+func (e *TimeoutError) Error() string {
+	if e.Phase == metrics.TimeoutIdle {
+		return "the upstream sent nothing for " + e.After.String() + " in the middle of its answer (upstream idle timeout)"
+	}
+	return "the upstream sent no response headers within " + e.After.String() + " (upstream header timeout)"
+}
+
+// Timeout reports true: a TimeoutError is a timeout (net.Error style).
+func (e *TimeoutError) Timeout() bool { return true }
+
+func (c Config) headerTimeout() time.Duration {
+	switch {
+	case c.UpstreamHeaderTimeout < 0:
+		return 0
+	case c.UpstreamHeaderTimeout == 0:
+		return DefaultUpstreamHeaderTimeout
+	}
+	return c.UpstreamHeaderTimeout
+}
+
+func (c Config) idleTimeout() time.Duration {
+	switch {
+	case c.UpstreamIdleTimeout < 0:
+		return 0
+	case c.UpstreamIdleTimeout == 0:
+		return DefaultUpstreamIdleTimeout
+	}
+	return c.UpstreamIdleTimeout
+}
+
+// do sends an upstream request under the upstream timeouts; request is
+// metrics.RequestMain or metrics.RequestTitle, for the timeout counters. A
+// header timeout returns a *TimeoutError. The returned body's reads fail
+// with a *TimeoutError when the idle timeout runs out; closing the body
+// releases the request's resources.
+func (s *Server) do(up *http.Request, request string) (*http.Response, error) {
+	ctx, cancel := context.WithCancelCause(up.Context())
+	limit := s.cfg.headerTimeout()
+	if idle := s.cfg.idleTimeout(); up.Header.Get("Accept") != "text/event-stream" && limit > 0 && (idle == 0 || idle > limit) {
+		limit = idle // a unary answer's headers come with the whole answer
+	}
+	var timer *time.Timer
+	if limit > 0 {
+		timer = time.AfterFunc(limit, func() { cancel(&TimeoutError{Phase: metrics.TimeoutHeaders, After: limit}) })
+	}
+	resp, err := s.client.Do(up.WithContext(ctx))
+	if timer != nil && !timer.Stop() {
+		// The timer fired: while the request waited, or just after it
+		// returned; either way it is a header timeout.
+		if te, ok := errors.AsType[*TimeoutError](context.Cause(ctx)); ok {
+			if resp != nil {
+				resp.Body.Close()
+			}
+			cancel(nil)
+			s.metrics.UpstreamTimeout(te.Phase, request)
+			return nil, te
+		}
+	}
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	b := &idleBody{body: resp.Body, ctx: ctx, cancel: cancel, after: s.cfg.idleTimeout(), count: func() {
+		s.metrics.UpstreamTimeout(metrics.TimeoutIdle, request)
+	}}
+	if b.after > 0 {
+		b.timer = time.AfterFunc(b.after, func() { cancel(&TimeoutError{Phase: metrics.TimeoutIdle, After: b.after}) })
+		b.timer.Stop()
+	}
+	resp.Body = b
+	return resp, nil
+}
+
+// idleBody is an upstream body whose reads are bounded by the idle timeout:
+// the timer runs while a Read waits and stops when it returns, so time the
+// proxy spends writing to a slow client does not count.
+type idleBody struct {
+	body    io.ReadCloser
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	after   time.Duration
+	timer   *time.Timer // nil: no idle timeout
+	count   func()
+	counted atomic.Bool
+}
+
+// Read reads from the upstream body; it returns a *TimeoutError once the
+// idle timeout ran out.
+func (b *idleBody) Read(p []byte) (int, error) {
+	if b.timer != nil {
+		b.timer.Reset(b.after)
+	}
+	n, err := b.body.Read(p)
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	if err != nil && err != io.EOF {
+		if te, ok := errors.AsType[*TimeoutError](context.Cause(b.ctx)); ok {
+			if !b.counted.Swap(true) {
+				b.count()
+			}
+			return n, te
+		}
+	}
+	return n, err
+}
+
+// Close closes the upstream body and releases the request's context.
+func (b *idleBody) Close() error {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	err := b.body.Close()
+	b.cancel(nil)
+	return err
+}
+
+// timeoutFailure returns the stream error of a run that ended because the
+// upstream went idle, or nil when err is not one.
+func timeoutFailure(err error) *protocol.StreamError {
+	te, ok := errors.AsType[*TimeoutError](err)
+	if !ok {
+		return nil
+	}
+	return &protocol.StreamError{Kind: protocol.ErrKindTruncated, Code: "upstream_idle_timeout",
+		Message: "harnessflow ended the stream: " + te.Error(), Retryable: true}
+}
