@@ -9,6 +9,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
 )
 
 func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -44,14 +45,18 @@ func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if err != nil {
 		return fail(stderr, "graph", exitUsage, "%v", err)
 	}
-	turn, err := harness.Prepare(cfg, name, nil, nil)
+	// An empty request is shaped so that the response graph is the one the
+	// body asks for (unary for harnesses whose bodies do not stream).
+	turn, err := harness.Plan(context.Background(), cfg, name, &protocol.ResponsesRequest{}, nil)
 	if err != nil {
-		return fail(stderr, "graph", exitUsage, "%v", err)
+		if turn, err = harness.Prepare(cfg, name, nil, nil); err != nil {
+			return fail(stderr, "graph", exitUsage, "%v", err)
+		}
 	}
 	var g *pipeline.Graph
 	switch *direction {
 	case "response":
-		if g, err = turn.ResponseGraph(harness.ResponseOptions{}); err != nil {
+		if g, err = turn.ResponseGraph(harness.ResponseOptions{Unary: turn.Unary()}); err != nil {
 			return fail(stderr, "graph", exitUsage, "%v", err)
 		}
 	case "request":

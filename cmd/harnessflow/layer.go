@@ -17,7 +17,7 @@ type layerFlags struct {
 
 func (l *layerFlags) register(fs *flag.FlagSet) {
 	l.prompts = fs.String("prompts", "", "prompt pack `DIR` overlaid on the embedded one (DIR/HARNESS/NAME.tmpl, markers.json)")
-	l.modelCaps = fs.String("model-caps", "", "model capabilities `FILE` (JSON array of {\"match\",\"reasoning\",\"efforts\",\"max_output_tokens\"})")
+	l.modelCaps = fs.String("model-caps", "", "model capabilities `FILE` (JSON array of {\"match\",\"reasoning\",\"efforts\",\"max_output_tokens\",\"variants\"})")
 }
 
 // config returns the planning configuration for wire and base URL.
