@@ -108,6 +108,9 @@ type PeerResult struct {
 	// Speedup is, per mode, the peer's time over our end-to-end time
 	// (how many times faster our graph is).
 	Speedup map[string]float64 `json:"speedup"`
+	// CPUSpeedup is the same ratio of CPU times (steadier on a loaded
+	// machine); empty when the platform does not report CPU time.
+	CPUSpeedup map[string]float64 `json:"cpu_speedup,omitempty"`
 	// Agrees says whether the peer's result (text, tool calls, and
 	// reasoning when it has it) equals ours; Difference says how it
 	// differs when not.
@@ -779,8 +782,15 @@ func (b *bench) result() *Result {
 		pr := b.peerRes[i]
 		pr.Measurement = b.of(v)
 		for _, m := range b.modes {
-			if e := r.EndToEnd[m.String()]; e.NsPerEvent > 0 {
+			e := r.EndToEnd[m.String()]
+			if e.NsPerEvent > 0 {
 				pr.Speedup[m.String()] = pr.Measurement.NsPerEvent / e.NsPerEvent
+			}
+			if e.CPUNsPerEvent > 0 && pr.Measurement.CPUNsPerEvent > 0 {
+				if pr.CPUSpeedup == nil {
+					pr.CPUSpeedup = map[string]float64{}
+				}
+				pr.CPUSpeedup[m.String()] = pr.Measurement.CPUNsPerEvent / e.CPUNsPerEvent
 			}
 		}
 		r.Peers = append(r.Peers, pr)

@@ -126,7 +126,7 @@ func TestGraphChat(t *testing.T) {
 	if !r.Output.Completed || r.Output.Outputs == 0 {
 		t.Errorf("output %+v", r.Output)
 	}
-	if len(r.Peers) != 1 || !r.Peers[0].Agrees || r.Peers[0].Speedup["fused"] <= 0 {
+	if len(r.Peers) != 1 || !r.Peers[0].Agrees || r.Peers[0].Speedup["fused"] <= 0 || r.Peers[0].CPUSpeedup["async"] <= 0 {
 		t.Fatalf("peers %+v", r.Peers)
 	}
 }

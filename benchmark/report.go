@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -187,10 +188,16 @@ func (res *Result) markdown(b *bytes.Buffer) {
 	if res.Source != nil {
 		row("source (read the input)", res.Source.Method, res.Source.Modes)
 	}
+	var notes []string // "note: nodes", in order of first use
+	noted := map[string][]string{}
 	for _, st := range res.Stages {
 		method := st.Method
 		if st.Note != "" {
-			method += " (" + st.Note + ")"
+			method += "*"
+			if noted[st.Note] == nil {
+				notes = append(notes, st.Note)
+			}
+			noted[st.Note] = append(noted[st.Note], st.Node)
 		}
 		row(st.Node, method, st.Modes)
 	}
@@ -199,6 +206,12 @@ func (res *Result) markdown(b *bytes.Buffer) {
 	}
 	row("**end to end**", "", res.EndToEnd)
 	writeTable(b, header, align, rows)
+	for _, n := range notes {
+		fmt.Fprintf(b, "\n\\* %s: %s.", strings.Join(noted[n], ", "), n)
+	}
+	if len(notes) > 0 {
+		b.WriteString(" Prefix rows add up to the whole by construction.\n")
+	}
 
 	if len(res.SumRatio) > 0 {
 		var parts []string
@@ -210,7 +223,11 @@ func (res *Result) markdown(b *bytes.Buffer) {
 			}
 			parts = append(parts, part)
 		}
-		fmt.Fprintf(b, "\nSum of the rows / end to end: %s. In async mode the stages run in parallel, so their sum may exceed the whole.\n", strings.Join(parts, ", "))
+		fmt.Fprintf(b, "\nSum of the rows / end to end: %s.", strings.Join(parts, ", "))
+		if slices.Contains(res.Modes, "async") {
+			b.WriteString(" In async mode the stages run in parallel, so their sum may exceed the whole.")
+		}
+		b.WriteString("\n")
 	}
 	if len(res.Peers) > 0 {
 		b.WriteString("\n")
@@ -226,7 +243,11 @@ func (res *Result) markdown(b *bytes.Buffer) {
 		for _, p := range res.Peers {
 			cells := append([]string{p.Name + " (" + p.Description + ")"}, measurementCells(p.Measurement)...)
 			for _, m := range res.Modes {
-				cells = append(cells, fmt.Sprintf("%.1f×", p.Speedup[m]))
+				cell := fmt.Sprintf("%.1f×", p.Speedup[m])
+				if c, ok := p.CPUSpeedup[m]; ok {
+					cell += fmt.Sprintf(" (CPU %.1f×)", c)
+				}
+				cells = append(cells, cell)
 			}
 			same := "yes"
 			if !p.Agrees {

@@ -6,7 +6,7 @@
 //
 //	POST /v1/responses               the native translation (no harness)
 //	POST /h/{harness}/v1/responses   the request shaped as harness {harness} shapes it
-//	GET  /metrics                    Prometheus counters (stages/metrics)
+//	GET  /metrics                    Prometheus counters (stages/metrics, and the response store's)
 //	GET  /healthz                    "ok"
 //
 // (/responses and /h/{harness}/responses are accepted too, for clients

@@ -178,3 +178,30 @@ func TestUnaryIncomplete(t *testing.T) {
 		t.Errorf("%d %v", status, obj)
 	}
 }
+
+// With proxy follow-ups a non-streaming client gets the final round's
+// Response object (nothing of the rounds asked again), and the response
+// kept is what that client got.
+func TestUnaryProxyFollowups(t *testing.T) {
+	requireProbe(t)
+	sc := newScriptedChat(func(n int, _ string) string {
+		if n == 0 {
+			return "REJECT: no."
+		}
+		return "Here is the final answer."
+	})
+	p := newProxy(t, newUpstream(t, sc.rec), server.Config{Followups: server.FollowupsProxy})
+	body := strings.Replace(strings.Replace(codexRequest(devMsg+","+userMsg, true), `"stream":true`, `"stream":false`, 1), `"store":false`, `"store":true`, 1)
+	resp := p.post(t, probePath(), body, nil)
+	data, _ := io.ReadAll(resp.Body)
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, data)
+	}
+	if outputText(obj) != "Here is the final answer." || strings.Contains(string(data), "REJECT") || obj["store"] != true {
+		t.Errorf("response %s", data)
+	}
+	if bodies, _, _ := sc.rec.all(); len(bodies) != 2 {
+		t.Errorf("upstream asked %d times", len(bodies))
+	}
+}

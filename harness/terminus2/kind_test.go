@@ -224,3 +224,49 @@ func TestCdTarget(t *testing.T) {
 		}
 	}
 }
+
+// The messages of requests whose conversation is short or odd.
+func TestMessages(t *testing.T) {
+	tx := testTexts(t)
+	cases := []struct {
+		name  string
+		in    []protocol.ResponseItem
+		roles string // the roles of the messages, u and a
+		first string // the start of the first message
+		last  string // the start of the last message
+	}{
+		{"a summary request alone", items(uMsg(summaryQ)), "u", "You are about to hand off", "You are about to hand off"},
+		{"the task alone", items(uMsg(envCtx), uMsg("Fix it")), "u", "You are an AI assistant tasked", "You are an AI assistant tasked"},
+		{"the last of several task texts wins", items(uMsg("first"), uMsg("second"), aMsg(ls)), "ua", "You are an AI assistant tasked", "{"},
+		{"an answer request without a summary", items(uMsg("Fix"), uMsg(forkAnswerReq)), "uu", "You are an AI assistant tasked", "The next agent"},
+		{"a handoff without questions", items(uMsg("Fix"), uMsg(forkHandoff)), "uu", "You are an AI assistant tasked", "Here are the answers"},
+		{"questions made from an answered summary request", items(uMsg("Fix"), uMsg(summaryQ), aMsg("I did X.")), "u", "You are picking up work", "You are picking up work"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			msgs, _, err := analyze(tx, c.in, "/w").messages()
+			if err != nil {
+				t.Fatal(err)
+			}
+			roles := ""
+			for _, m := range msgs {
+				roles += m.Role[:1]
+			}
+			if roles != c.roles {
+				t.Fatalf("roles %q, want %q: %+v", roles, c.roles, msgs)
+			}
+			first, last := msgs[0].Content[0].Text, msgs[len(msgs)-1].Content[0].Text
+			if !strings.HasPrefix(first, c.first) || !strings.HasPrefix(last, c.last) {
+				t.Errorf("first %.40q… last %.40q…", first, last)
+			}
+		})
+	}
+	msgs, _, _ := analyze(tx, items(uMsg("first"), uMsg("second"), aMsg(ls)), "/w").messages()
+	if text := msgs[0].Content[0].Text; !strings.Contains(text, "Task Description:\nsecond\n") || strings.Contains(text, "first") {
+		t.Errorf("the initial prompt does not hold the last task text:\n%s", text)
+	}
+	msgs, _, _ = analyze(tx, items(uMsg("Fix"), uMsg(summaryQ), aMsg("I did X.")), "/w").messages()
+	if text := msgs[0].Content[0].Text; !strings.Contains(text, "**Original Task:** \nFix the repo\n\n**Summary from Previous Agent:**\nI did X.\n\n") {
+		t.Errorf("questions prompt:\n%s", text)
+	}
+}

@@ -209,7 +209,11 @@ type step struct {
 // ends that, and so does the confirming reply; a reply that does not parse
 // changes nothing. pending is the state at the end.
 func (c *conversation) action(out []request.Message, lo, hi int, started bool) ([]request.Message, bool, error) {
-	steps, pending := c.steps(c.entriesIn(lo, hi), started)
+	es := c.entriesIn(lo, hi)
+	if len(es) == 0 {
+		return out, false, nil // nothing to render, not even the task
+	}
+	steps, pending := c.steps(es, started)
 	next := 0
 	tp := &request.TextProtocol{
 		Task:           request.TaskFirst,

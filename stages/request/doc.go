@@ -15,6 +15,14 @@
 // headers, the body bytes, the optional title request and the ToolKinds —
 // the JSON of `harnessflow shape`.
 //
+// The Anthropic Messages wire has its own request.encode ([MessagesEncode]
+// with a [MessagesStyle]) behind the same transcript: the leading system
+// messages become system blocks, consecutive same-role messages merge, tool
+// results become user tool_result blocks in call order, and an assistant
+// turn's signed reasoning (Message.ReasoningItems) goes back as thinking or
+// redacted_thinking blocks; the body's other top-level fields come from
+// Shaping.MessagesBody.
+//
 // Harnesses differ in data, not code: a flatten policy (texts merged or
 // emitted at once, user turns deferred or not, unanswered calls aborted or
 // kept, contextual fragments skipped, calls and outputs rewritten), a chat

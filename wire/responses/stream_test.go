@@ -384,3 +384,28 @@ func fuzzEvent(op byte) protocol.ResponseEvent {
 	}
 	return protocol.Created()
 }
+
+// BenchmarkWriter writes a reply of 1000 text deltas and a tool call.
+func BenchmarkWriter(b *testing.B) {
+	evs := []protocol.ResponseEvent{protocol.Created(), protocol.Added(&protocol.Reasoning{ID: "r"})}
+	for range 200 {
+		evs = append(evs, protocol.ReasoningDelta("thinking ", 0))
+	}
+	for range 1000 {
+		evs = append(evs, protocol.TextDelta("some words "))
+	}
+	evs = append(evs, protocol.Done(&protocol.FunctionCall{Name: "exec_command", Arguments: `{"cmd":"ls -la"}`, CallID: "c1"}),
+		protocol.Completed("r", &protocol.TokenUsage{InputTokens: 100, OutputTokens: 1200}))
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Reset()
+		w := responses.NewWriter(&buf, fixedOptions)
+		for _, ev := range evs {
+			if err := w.Accept(ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.SetBytes(int64(buf.Len()))
+}
