@@ -36,12 +36,12 @@ func TestModelTable(t *testing.T) {
 		t.Errorf("a file entry overrides the built-in one: %+v", got)
 	}
 	for name, c := range map[string]struct{ data, want string }{
-		"not an array":    {`{"match":"x"}`, "want a JSON array"},
-		"unknown field":   {`[{"match":"x","thinking":true}]`, `unknown field "thinking"`},
-		"empty match":     {`[{"match":" "}]`, `entry 0: empty "match"`},
-		"bad reasoning":   {`[{"match":"x","reasoning":"effort"}]`, `unknown reasoning "effort"`},
-		"syntax error":    {`[{"match":`, "unexpected EOF"},
-		"empty file":      {"", "EOF"},
+		"not an array":  {`{"match":"x"}`, "want a JSON array"},
+		"unknown field": {`[{"match":"x","thinking":true}]`, `unknown field "thinking"`},
+		"empty match":   {`[{"match":" "}]`, `entry 0: empty "match"`},
+		"bad reasoning": {`[{"match":"x","reasoning":"effort"}]`, `unknown reasoning "effort"`},
+		"syntax error":  {`[{"match":`, "unexpected EOF"},
+		"empty file":    {"", "EOF"},
 	} {
 		_, err := LoadModelTable(write(strings.ReplaceAll(name, " ", "_")+".json", c.data))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "model caps") {
