@@ -47,7 +47,7 @@ func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	// An empty request is shaped so that the response graph is the one the
 	// body asks for (unary for harnesses whose bodies do not stream).
-	turn, err := harness.Plan(context.Background(), cfg, name, &protocol.ResponsesRequest{}, nil)
+	turn, err := harness.Plan(context.Background(), cfg, name, &protocol.ResponsesRequest{Stream: true}, nil)
 	if err != nil {
 		if turn, err = harness.Prepare(cfg, name, nil, nil); err != nil {
 			return fail(stderr, "graph", exitUsage, "%v", err)
@@ -74,13 +74,12 @@ func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 
 // formatGraph renders g for --format: text (Describe), mermaid or dot.
 func formatGraph(g *pipeline.Graph, format string) (string, error) {
-	switch format {
-	case "text", "":
-		return g.Describe(), nil
-	case "mermaid":
-		return g.Mermaid(), nil
-	case "dot":
-		return g.DOT(), nil
+	render := map[string]func(*pipeline.Graph) string{
+		"text": (*pipeline.Graph).Describe, "": (*pipeline.Graph).Describe,
+		"mermaid": (*pipeline.Graph).Mermaid, "dot": (*pipeline.Graph).DOT,
+	}
+	if r, ok := render[format]; ok {
+		return r(g), nil
 	}
 	return "", fmt.Errorf("unknown graph format %q (want text, mermaid or dot)", format)
 }
