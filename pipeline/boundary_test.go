@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -136,14 +135,7 @@ func TestAsyncBoundaries(t *testing.T) {
 func TestBoundariesEqualFused(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for iter := range 200 {
-		var in []string
-		for range r.IntN(60) {
-			var words []string
-			for range r.IntN(6) {
-				words = append(words, fmt.Sprintf("w%d", r.IntN(1000)))
-			}
-			in = append(in, strings.Join(words, " "))
-		}
+		in := randomLines(r)
 		n := 1 + r.IntN(5)
 		g := wordsGraph(t, n)
 		for _, name := range g.Names() {

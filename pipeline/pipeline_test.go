@@ -108,14 +108,7 @@ func TestRunBothModes(t *testing.T) {
 func TestFusedEqualsAsync(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for iter := range 200 {
-		var in []string
-		for range r.IntN(60) {
-			var words []string
-			for range r.IntN(6) {
-				words = append(words, fmt.Sprintf("w%d", r.IntN(1000)))
-			}
-			in = append(in, strings.Join(words, " "))
-		}
+		in := randomLines(r)
 		n := 1 + r.IntN(5)
 		fused, err := runCollect[string, string](t, wordsGraph(t, n), in)
 		if err != nil {
@@ -130,6 +123,19 @@ func TestFusedEqualsAsync(t *testing.T) {
 			t.Fatalf("iteration %d: fused vs async (-fused +async)\n%s", iter, diff)
 		}
 	}
+}
+
+// randomLines returns up to 60 lines of up to 5 random words.
+func randomLines(r *rand.Rand) []string {
+	var in []string
+	for range r.IntN(60) {
+		var words []string
+		for range r.IntN(6) {
+			words = append(words, fmt.Sprintf("w%d", r.IntN(1000)))
+		}
+		in = append(in, strings.Join(words, " "))
+	}
+	return in
 }
 
 func TestGraphEdits(t *testing.T) {

@@ -126,8 +126,8 @@ func measureTextResponse(tb testing.TB, textBytes, deltaBytes int) textMemory {
 // It checks only that the stream is whole; HARNESSFLOW_MEMORY_BOUND-style
 // assertions belong here once the text is held once.
 func TestTextResponseMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("measures 7 MiB streams")
+	if testing.Short() || raceBuild {
+		t.Skip("measures 7 MiB streams (not with -short or -race)")
 	}
 	for _, d := range []int{256} {
 		m := measureTextResponse(t, 7<<20, d)

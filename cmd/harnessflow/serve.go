@@ -83,8 +83,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			return fail(stderr, "serve", exitUsage, "--api-key-env: environment variable %s is not set or empty", *keyEnv)
 		}
 	}
-	if *upstream == "" && wire != harness.WireChat {
-		return fail(stderr, "serve", exitUsage, "--upstream-wire %s needs --upstream (the built-in scripted model speaks chat)", wire)
+	if *upstream == "" && wire == harness.WireResponses {
+		return fail(stderr, "serve", exitUsage, "--upstream-wire %s needs --upstream (the built-in scripted model speaks chat and messages)", wire)
 	}
 	if *upstream != "" && *scriptFile != "" {
 		return fail(stderr, "serve", exitUsage, "--script applies to the built-in scripted model only, not with --upstream")

@@ -210,7 +210,7 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"--upstream-wire", "grpc"}, exitUsage, "--upstream-wire"},
 		{[]string{"--mode", "turbo"}, exitUsage, "--mode"},
 		{[]string{"--api-key-env", "HF_TEST_SURELY_UNSET"}, exitUsage, "HF_TEST_SURELY_UNSET"},
-		{[]string{"--upstream-wire", "messages"}, exitUsage, "needs --upstream"},
+		{[]string{"--upstream-wire", "responses"}, exitUsage, "needs --upstream"},
 		{[]string{"--upstream", "ftp://x"}, exitUsage, "--upstream"},
 		{[]string{"--script", "/nonexistent/script.json"}, exitUsage, "script.json"},
 		{[]string{"--listen", busy.Addr().String()}, exitError, "address already in use"},

@@ -3,6 +3,7 @@ package jsonx
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math/bits"
 	"strconv"
 	"unicode/utf16"
@@ -169,6 +170,30 @@ func (s *Scanner) Err() error {
 	return s.err
 }
 
+// ErrStopped is what Check returns when a read failed without a syntax
+// error: a callback (Object's member, say) stopped it.
+var ErrStopped = errors.New("jsonx: the read was stopped by its caller")
+
+// Check turns the result of a read into an error: nil when ok, else the
+// document's first error (ErrStopped when there is none).
+func (s *Scanner) Check(ok bool) error {
+	switch {
+	case ok:
+		return nil
+	case s.err != nil:
+		return s.err
+	}
+	return ErrStopped
+}
+
+// NoData reports whether the data of an event carries no document: it is
+// empty or whitespace, or the "[DONE]" sentinel some proxies append to any
+// stream.
+func NoData(data []byte) bool {
+	t := TrimSpace(data)
+	return len(t) == 0 || string(t) == "[DONE]"
+}
+
 // fail records the first error, at the read position, and returns false.
 func (s *Scanner) fail(msg string) bool { return s.failAt(s.pos, msg) }
 
@@ -284,12 +309,13 @@ func (s *Scanner) enterFailed(open byte, context string) bool {
 //
 //	m := s.Members()
 //	for m.Next() {
-//		switch string(m.Key()) { ... } // read the value; on failure return false
+//		switch string(m.Key()) { ... } // read the value
 //	}
 //	return m.Done()
 //
-// A walk must start on a document without error so far (the caller stops
-// at the first failed read).
+// A failed read of a value stops the walk: the next Next returns false and
+// Done reports the failure, so the body need not check its reads. A walk
+// must start on a document without error so far.
 type Members struct {
 	s     *Scanner
 	key   []byte
@@ -322,14 +348,15 @@ func (m *Members) Next() bool {
 		s.depth--
 		return false
 	}
-	if !m.first {
+	if m.first {
+		m.first = false
+	} else {
 		if c != ',' {
 			return s.failChar("after object key:value pair")
 		}
 		s.pos++
 		c = s.Peek()
 	}
-	m.first = false
 	if c != '"' {
 		return s.failChar("looking for beginning of object key string")
 	}
@@ -385,13 +412,14 @@ func (e *Elems) Next() bool {
 		s.depth--
 		return false
 	}
-	if !e.first {
+	if e.first {
+		e.first = false
+	} else {
 		if c != ',' {
 			return s.failChar("after array element")
 		}
 		s.pos++
 	}
-	e.first = false
 	return true
 }
 
@@ -672,7 +700,7 @@ func (s *Scanner) StrField() (v []byte, present, ok bool) {
 	if s.Kind() != KindString {
 		return nil, false, s.Skip()
 	}
-	v, ok = s.Str()
+	v, ok = s.str()
 	return v, ok, ok
 }
 

@@ -713,3 +713,25 @@ func pullNoAlloc(s *Scanner) (int, bool) {
 	}
 	return 0, s.Skip()
 }
+
+func TestCheckAndNoData(t *testing.T) {
+	var s Scanner
+	s.Reset([]byte(`{"a":1}`))
+	if err := s.Check(s.Skip()); err != nil {
+		t.Errorf("Check(ok) = %v", err)
+	}
+	s.Reset([]byte(`{"a":}`))
+	var se *SyntaxError
+	if err := s.Check(s.Skip()); !errors.As(err, &se) || se.Offset != 5 {
+		t.Errorf("Check after a syntax error = %v", err)
+	}
+	s.Reset([]byte(`{"a":1}`))
+	if err := s.Check(s.Object(func([]byte) bool { return false })); !errors.Is(err, ErrStopped) {
+		t.Errorf("Check of a stopped read = %v", err)
+	}
+	for in, want := range map[string]bool{"": true, " \r\n": true, "[DONE]": true, " [DONE]\n": true, "{}": false, "[DONE] x": false, "null": false} {
+		if got := NoData([]byte(in)); got != want {
+			t.Errorf("NoData(%q) = %v", in, got)
+		}
+	}
+}

@@ -52,8 +52,7 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 		return nil
 	}
 	data := ev.Data
-	if t := jsonx.TrimSpace(data); len(t) == 0 || string(t) == "[DONE]" {
-		// Blank data, or the sentinel some proxies append.
+	if jsonx.NoData(data) {
 		return nil
 	}
 	if !d.parseDelta(data) {
@@ -66,7 +65,7 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 				emit(Event{Type: TypeError, Offset: ev.Offset, Error: &APIError{Message: string(bytes.TrimSpace(data))}})
 				return nil
 			}
-			return jsonx.NewDecodeError(ev.Type, ev.Offset, d.sc.Err())
+			return jsonx.NewDecodeError(ev.Type, ev.Offset, d.sc.Check(false))
 		}
 	}
 	r, sc := &d.raw, &d.sc

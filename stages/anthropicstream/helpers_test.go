@@ -1,7 +1,6 @@
 package anthropicstream
 
 import (
-	"errors"
 	"path/filepath"
 	"testing"
 
@@ -30,12 +29,4 @@ func TestAsyncErrorNoFinish(t *testing.T) {
 }
 
 // parseErr parses data into d.raw and returns the scanner's error.
-func (d *Decoder) parseErr(data []byte) error {
-	if d.parse(data) {
-		return nil
-	}
-	if err := d.sc.Err(); err != nil {
-		return err
-	}
-	return errors.New("parse failed without an error")
-}
+func (d *Decoder) parseErr(data []byte) error { return d.sc.Check(d.parse(data)) }

@@ -187,6 +187,10 @@ func (d *chunkDecoder) strAt() (v []byte, off int, ok bool) {
 	return v, off, ok
 }
 
+// top reads the chunk object. It and the other hot walks (choices,
+// choiceObj, delta, toolCalls, toolCall, function) walk by hand with
+// jsonx.Members and jsonx.Elems; a failed read stops the walk (Next returns
+// false, Done reports it), so the reads' results need no checks.
 func (d *chunkDecoder) top(data []byte, resume bool) bool {
 	s := &d.s
 	c := &d.chunk
@@ -206,45 +210,41 @@ func (d *chunkDecoder) top(data []byte, resume bool) bool {
 		m = s.Members()
 	}
 	for m.Next() {
-		var ok bool
 		switch string(m.Key()) {
 		case "choices":
 			d.sfxPure = false
 			d.choice, d.spans, d.parts, d.calls = d.choice[:0], d.spans[:0], d.parts[:0], d.calls[:0]
 			if s.Kind() != jsonx.KindArray {
 				t.ok = false
-				ok = s.Skip()
+				s.Skip()
 				break
 			}
-			ok = d.choices(false)
+			d.choices(false)
 			t.ok = false // only the first choices array of the chunk qualifies
 		case "id":
 			var off int
 			d.sfxPure = false
-			c.ID, off, ok = d.strAt()
+			c.ID, off, _ = d.strAt()
 			t.idOff, t.idLen = off, len(c.ID)
 		case "model":
 			var off int
 			d.sfxPure = false
-			c.Model, off, ok = d.strAt()
+			c.Model, off, _ = d.strAt()
 			t.mOff, t.mLen = off, len(c.Model)
 		case "usage":
 			t.ok = false
 			if s.Kind() == jsonx.KindObject {
 				d.sfxPure = false
 			}
-			ok = d.usage()
+			d.usage()
 		case "error":
 			t.ok = false
 			if s.Kind() != jsonx.KindNull {
 				d.sfxPure = false
 			}
-			ok = d.errorValue()
+			d.errorValue()
 		default:
-			ok = s.Skip()
-		}
-		if !ok {
-			return false
+			s.Skip()
 		}
 	}
 	return m.Done()
@@ -270,16 +270,12 @@ func (d *chunkDecoder) choices(resume bool) bool {
 		d.sfxPure = false
 		if s.Kind() != jsonx.KindObject {
 			d.track.ok = false
-			if !s.Skip() {
-				return false
-			}
+			s.Skip()
 			continue
 		}
 		d.choice = append(d.choice, Choice{})
 		d.spans = append(d.spans, span{p0: len(d.parts), p1: len(d.parts), c0: len(d.calls), c1: len(d.calls)})
-		if !d.choiceObj(len(d.choice)-1, false) {
-			return false
-		}
+		d.choiceObj(len(d.choice)-1, false)
 		d.track.ok = false // only the first choice qualifies
 	}
 	return e.Done()
@@ -303,23 +299,22 @@ func (d *chunkDecoder) choiceObj(i int, resume bool) bool {
 		m = s.Members()
 	}
 	for m.Next() {
-		var ok bool
 		switch string(m.Key()) {
 		case "index":
 			d.sfxPure = false
-			d.choice[i].Index, _, ok = s.IntField()
+			d.choice[i].Index, _, _ = s.IntField()
 			t.index = d.choice[i].Index
 		case "delta":
 			d.sfxPure = false
 			if d.unary {
-				ok = s.Skip()
+				s.Skip()
 				break
 			}
 			snap := t.ok
 			if snap {
 				d.snapshot()
 			}
-			ok = d.delta(i)
+			d.delta(i)
 			if snap {
 				d.sfxOn, d.sfxPure, d.sfxAt = true, true, s.Pos()
 			}
@@ -327,21 +322,18 @@ func (d *chunkDecoder) choiceObj(i int, resume bool) bool {
 			t.ok = false
 			d.sfxPure = false
 			if d.unary {
-				ok = d.delta(i)
+				d.delta(i)
 			} else {
-				ok = s.Skip()
+				s.Skip()
 			}
 		case "finish_reason":
 			t.ok = false
 			if s.Kind() == jsonx.KindString {
 				d.sfxPure = false
 			}
-			d.choice[i].FinishReason, _, ok = s.StrField()
+			d.choice[i].FinishReason, _, _ = s.StrField()
 		default:
-			ok = s.Skip()
-		}
-		if !ok {
-			return false
+			s.Skip()
 		}
 	}
 	return m.Done()
@@ -362,29 +354,25 @@ func (d *chunkDecoder) delta(i int) bool {
 	var rc, rf, rd []byte
 	m := s.Members()
 	for m.Next() {
-		var ok bool
 		switch string(m.Key()) {
 		case "content":
 			d.parts = d.parts[:sp.p0]
-			ok = d.content()
+			d.content()
 			sp.p1 = len(d.parts)
 		case "reasoning_content":
-			rc, _, ok = s.StrField()
+			rc, _, _ = s.StrField()
 		case "refusal":
-			d.choice[i].Refusal, _, ok = s.StrField()
+			d.choice[i].Refusal, _, _ = s.StrField()
 		case "reasoning":
-			rf, ok = d.textOrObject()
+			rf, _ = d.textOrObject()
 		case "reasoning_details":
-			rd, ok = d.reasoningDetails()
+			rd, _ = d.reasoningDetails()
 		case "tool_calls":
 			d.calls = d.calls[:sp.c0]
-			ok = d.toolCalls()
+			d.toolCalls()
 			sp.c1 = len(d.calls)
 		default:
-			ok = s.Skip()
-		}
-		if !ok {
-			return false
+			s.Skip()
 		}
 	}
 	if !m.Done() {
@@ -498,15 +486,11 @@ func (d *chunkDecoder) toolCalls() bool {
 	}
 	e := s.Elems()
 	for e.Next() {
-		var ok bool
 		if s.Kind() != jsonx.KindObject {
-			ok = s.Skip()
+			s.Skip()
 		} else {
 			d.calls = append(d.calls, ToolCall{})
-			ok = d.toolCall(&d.calls[len(d.calls)-1])
-		}
-		if !ok {
-			return false
+			d.toolCall(&d.calls[len(d.calls)-1])
 		}
 	}
 	return e.Done()
@@ -516,39 +500,35 @@ func (d *chunkDecoder) toolCall(t *ToolCall) bool {
 	s := &d.s
 	m := s.Members()
 	for m.Next() {
-		var ok bool
 		switch string(m.Key()) {
 		case "index":
 			var v int64
 			var present bool
-			v, present, ok = s.IntField()
+			v, present, _ = s.IntField()
 			t.Index, t.HasIndex = 0, false
 			if present && v >= 0 && v <= maxIndex {
 				t.Index, t.HasIndex = int(v), true
 			}
 		case "id":
-			t.ID, _, ok = s.StrField()
+			t.ID, _, _ = s.StrField()
 		case "type":
-			t.Type, _, ok = s.StrField()
+			t.Type, _, _ = s.StrField()
 		case "function":
 			t.Name, t.Arguments, t.ArgumentsJSON = nil, nil, false
 			if s.Kind() != jsonx.KindObject {
-				ok = s.Skip()
+				s.Skip()
 				break
 			}
-			ok = d.function(t)
+			d.function(t)
 		case "extra_content":
 			t.ExtraContent = nil
 			if s.Kind() == jsonx.KindNull {
-				ok = s.Skip()
+				s.Skip()
 				break
 			}
-			t.ExtraContent, ok = s.Raw()
+			t.ExtraContent, _ = s.Raw()
 		default:
-			ok = s.Skip()
-		}
-		if !ok {
-			return false
+			s.Skip()
 		}
 	}
 	return m.Done()
@@ -562,28 +542,23 @@ func (d *chunkDecoder) function(t *ToolCall) bool {
 	s := &d.s
 	m := s.Members()
 	for m.Next() {
-		var ok bool
 		switch string(m.Key()) {
 		case "name":
-			t.Name, _, ok = s.StrField()
+			t.Name, _, _ = s.StrField()
 		case "arguments":
 			t.Arguments, t.ArgumentsJSON = nil, false
 			switch s.Kind() {
 			case jsonx.KindString:
-				t.Arguments, ok = s.Str()
+				t.Arguments, _ = s.Str()
 			case jsonx.KindObject, jsonx.KindArray:
-				var raw []byte
-				if raw, ok = s.Raw(); ok {
+				if raw, ok := s.Raw(); ok {
 					t.Arguments, t.ArgumentsJSON = s.Compact(raw), true
 				}
 			default:
-				ok = s.Skip()
+				s.Skip()
 			}
 		default:
-			ok = s.Skip()
-		}
-		if !ok {
-			return false
+			s.Skip()
 		}
 	}
 	return m.Done()

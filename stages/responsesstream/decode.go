@@ -80,8 +80,7 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 		return nil
 	}
 	data := ev.Data
-	if t := jsonx.TrimSpace(data); len(t) == 0 || string(t) == "[DONE]" {
-		// Blank data, or the sentinel some proxies append.
+	if jsonx.NoData(data) {
 		return nil
 	}
 	if !d.parse(data) {
@@ -91,7 +90,7 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 			d.failed(newUpstreamError("", "", string(bytes.TrimSpace(data))), d.responseID, emit)
 			return nil
 		}
-		return jsonx.NewDecodeError(ev.Type, ev.Offset, d.sc.Err())
+		return jsonx.NewDecodeError(ev.Type, ev.Offset, d.sc.Check(false))
 	}
 	r, sc := &d.raw, &d.sc
 	if t := handledBytes(sc.Bytes(r.typ)); t != "" {
