@@ -36,7 +36,9 @@ import (
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/internal/streamtest"
+	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/request"
 )
 
 //go:embed requests/*.json
@@ -219,6 +221,14 @@ func Check(t *testing.T, name string, c *Case) {
 	}
 	if err != nil {
 		t.Fatalf("plan: %v", err)
+	}
+	// The request graph gives the same bytes in the async execution mode.
+	async, err := request.Shape(context.Background(), turn.RequestGraph, turn.Env.Request, pipeline.WithMode(pipeline.Async))
+	if err != nil {
+		t.Fatalf("shape (async): %v", err)
+	}
+	if !bytes.Equal(async.Body, turn.Shaped.Body) || !bytes.Equal(async.TitleRequest, turn.Shaped.TitleRequest) {
+		t.Errorf("async shaping differs from fused:\n%s\n---\n%s", async.Body, turn.Shaped.Body)
 	}
 	shaped, err := marshalIndent(turn.Shaped)
 	if err != nil {

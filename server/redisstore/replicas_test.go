@@ -272,17 +272,17 @@ func TestTitleRequestOncePerConversation(t *testing.T) {
 func TestProxyFollowupsOnReplicas(t *testing.T) {
 	// What each harness takes as a usable answer, given after its
 	// follow-up (the first answer of every turn echoes, which it refuses).
-	usable := map[string]string{
-		harness.NameSWEAgent:     "DISCUSSION\nLook around.\n\n```\nls\n```",
-		harness.NameMiniSWEAgent: "THOUGHT: look around.\n\n```bash\nls\n```",
-		harness.NameTerminus2:    `{"analysis":"a","plan":"p","commands":[{"keystrokes":"ls\n","duration":0.1}],"task_complete":false}`,
+	usable := map[string]scripted.Turn{
+		harness.NameSWEAgent:     {Text: "DISCUSSION\nLook around.\n\n```\nls\n```"},
+		harness.NameMiniSWEAgent: {Text: "THOUGHT: look around.", ToolCalls: []scripted.ToolCall{{Name: "bash", Arguments: json.RawMessage(`{"command":"ls"}`)}}},
+		harness.NameTerminus2:    {Text: `{"analysis":"a","plan":"p","commands":[{"keystrokes":"ls\n","duration":0.1}],"task_complete":false}`},
 	}
 	for _, name := range []string{harness.NameSWEAgent, harness.NameMiniSWEAgent, harness.NameTerminus2} {
 		t.Run(name, func(t *testing.T) {
 			cfg := server.Config{Followups: server.FollowupsProxy}
 			script := &scripted.Script{Turns: []scripted.Turn{
 				{When: &scripted.Match{UserContains: "task turn"}, Text: "You said: {{user}}"},
-				{Text: usable[name]},
+				usable[name],
 			}}
 			one := newReplicas(t, 1, nil, cfg, script)
 			two := newReplicas(t, 2, nil, cfg, script)
