@@ -65,7 +65,7 @@ func (u ProxyUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	buf := make([]byte, 0, 512)
 	buf = append(buf, upstreamHead...)
-	buf = append(buf, `"role":"assistant","content":""`...)
+	buf = append(buf, `"role":"assistant",`+upstreamDelta...) // an empty content: the tail closes it
 	buf = append(buf, upstreamTail...)
 	if _, err := w.Write(buf); err != nil {
 		return

@@ -70,11 +70,14 @@ func (n *inst[In, Out]) newEdge(buffer int) any { return newEdgeOf[Out](buffer) 
 
 // runAsync runs the graph on the gs runtime: the source, every node (or,
 // with AsyncBoundary marks, every segment of nodes) and the sink in
-// goroutines of their own. fail is called with the first error of a part.
-func runAsync[In, Out any](ctx context.Context, fail func(), g *Graph, insts []instance, src Source[In], sink Sink[Out], cfg *runConfig) error {
+// goroutines of their own. fail, when not nil, is called with the first
+// error of a part.
+func runAsync[In, Out any](ctx context.Context, fail context.CancelFunc, g *Graph, insts []instance, src Source[In], sink Sink[Out], cfg *runConfig) error {
 	rt := &asyncRun{obs: cfg.observer, maxBatch: cfg.maxBatch}
 	r := gs.NewRuntime(cfg.buffer)
-	r.OnError = func(error) { fail() }
+	if fail != nil {
+		r.OnError = func(error) { fail() }
+	}
 	// edges[0] is the source's output; edges[i+1] is node i's output.
 	edges := make([]any, len(insts)+1)
 	edges[0] = newEdgeOf[In](cfg.buffer)

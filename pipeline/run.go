@@ -184,11 +184,16 @@ func Run[In, Out any](ctx context.Context, g *Graph, src Source[In], sink Sink[O
 	if err != nil {
 		return err
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The resources' context is done when the run is over (and in async
+	// mode as soon as it fails); a run without resources needs none.
+	rctx, cancel := ctx, context.CancelFunc(nil)
 	res := resources(g, insts, src, sink)
-	if err := res.open(rctx); err != nil {
-		return err
+	if res != nil {
+		rctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		if err := res.open(rctx); err != nil {
+			return err
+		}
 	}
 	switch cfg.mode {
 	case Async:
@@ -241,10 +246,14 @@ type runResources struct {
 	opened int
 }
 
+// resources returns the Resources of a run, or nil when it has none.
 func resources[In, Out any](g *Graph, insts []instance, src Source[In], sink Sink[Out]) *runResources {
-	res := &runResources{}
+	var res *runResources
 	add := func(name string, v any) {
 		if r, ok := v.(Resource); ok {
+			if res == nil {
+				res = &runResources{}
+			}
 			res.names, res.rs = append(res.names, name), append(res.rs, r)
 		}
 	}
@@ -270,8 +279,11 @@ func (res *runResources) open(ctx context.Context) error {
 }
 
 // close closes the opened resources in reverse order and returns runErr
-// joined with their errors.
+// joined with their errors (a nil res has none).
 func (res *runResources) close(runErr error) error {
+	if res == nil {
+		return runErr
+	}
 	errs := []error{runErr}
 	for i := res.opened - 1; i >= 0; i-- {
 		if err := guard(res.rs[i].Close); err != nil {

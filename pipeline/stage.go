@@ -4,7 +4,13 @@
 //
 // A Stage[In, Out] turns a stream of In into a stream of Out. Stages hold
 // per-run state, so a Graph stores factories and creates fresh stage values
-// on every Run. Nothing in this package starts a goroutine before Run.
+// on every Run; a stage that holds a resource for the run (a file) is a
+// Resource, which Run opens before the first element and closes at the end.
+// In async mode every node runs in a goroutine of its own, unless nodes are
+// marked with AsyncBoundary: then only the marked segments do, each fused.
+// Graphs work with go-streams' connectors and pipelines (FromStreams,
+// ToStreams, Graph.AsFlow). Nothing in this package starts a goroutine
+// before Run, or before a Graph.AsFlow flow is first used.
 package pipeline
 
 import "context"

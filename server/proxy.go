@@ -157,8 +157,9 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 		return writeError(w, http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error()), "config_error"
 	}
 	defer closeExt()
-	sink := s.startSSE(w, x, req.Model)
-	err = pipeline.Run(ctx, g, sources.Reader(resp.Body, sources.WithName("upstream")), sink,
+	cw, src := s.batchFlushes(w, sources.Reader(resp.Body, sources.WithName("upstream")))
+	sink := s.startSSE(cw, x, req.Model)
+	err = pipeline.Run(ctx, g, src, sink,
 		pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(s.metrics.Observer(g)))
 	return s.concludeClient(w, r, x, sink, err)
 }

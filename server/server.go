@@ -226,6 +226,12 @@ type Config struct {
 	// item_reference on the chat and messages wires, gets HTTP 400 (on the
 	// Responses wire item references go upstream as they are).
 	NoStore bool
+	// MaxIdleUpstreamConns is how many idle upstream connections the
+	// server's own client keeps for the next requests (0:
+	// DefaultMaxIdleUpstreamConns); about the number of concurrent streams
+	// expected. (Go's default, 2, makes nearly every request under load
+	// dial anew.) It does not apply to Config.Client.
+	MaxIdleUpstreamConns int
 }
 
 // StreamInfo describes one proxied stream (for Config.Extend).
@@ -327,7 +333,7 @@ func New(cfg Config) *Server {
 	s := &Server{cfg: cfg, client: cfg.Client, log: cfg.Logger, metrics: cfg.Metrics,
 		keys: newKeyring(cfg.ClientKeys), stop: make(chan struct{})}
 	if s.client == nil {
-		s.owned = http.DefaultTransport.(*http.Transport).Clone()
+		s.owned = upstreamTransport(cfg.MaxIdleUpstreamConns)
 		s.client = &http.Client{Transport: s.owned}
 	}
 	if s.log == nil {

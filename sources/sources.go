@@ -12,8 +12,14 @@ import (
 	"github.com/harnessflow/harnessflow/pipeline"
 )
 
-// DefaultReadSize is the read buffer size of Reader.
+// DefaultReadSize is the largest read of Reader.
 const DefaultReadSize = 32 << 10
+
+// firstReadSize is the size of a Reader's first read buffer: it doubles,
+// up to the read size, each time a read fills it. A slow stream of small
+// events (a model's deltas, for minutes) holds a small buffer while it
+// waits; a fast one soon reads in large blocks.
+const firstReadSize = 2 << 10
 
 // ReaderSource streams the bytes of an io.Reader, one element per Read, as
 // soon as each Read returns. Every emitted slice is a fresh copy owned by
@@ -27,7 +33,8 @@ type ReaderSource struct {
 // Option configures a ReaderSource.
 type Option func(*ReaderSource)
 
-// WithReadSize sets the size of the read buffer.
+// WithReadSize sets the size of the largest read (the read buffer grows
+// to it from a small one as reads fill it).
 func WithReadSize(n int) Option {
 	return func(s *ReaderSource) {
 		if n > 0 {
@@ -52,7 +59,7 @@ func Reader(r io.Reader, opts ...Option) *ReaderSource {
 // first read error (wrapped with the input's name and byte offset) or when
 // ctx is done.
 func (s *ReaderSource) Stream(ctx context.Context, emit func([]byte) error) error {
-	buf := make([]byte, s.size)
+	buf := make([]byte, min(s.size, firstReadSize))
 	var off int64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -65,6 +72,9 @@ func (s *ReaderSource) Stream(ctx context.Context, emit func([]byte) error) erro
 			off += int64(n)
 			if eerr := emit(chunk); eerr != nil {
 				return eerr
+			}
+			if n == len(buf) && len(buf) < s.size {
+				buf = make([]byte, min(2*len(buf), s.size))
 			}
 		}
 		if errors.Is(err, io.EOF) {

@@ -19,7 +19,12 @@ import (
 // something other than a graph (a proxy under load, say). `bench` alone,
 // or followed by flags, measures a harness's graph.
 func benchSubcommands() map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) int{}
+	return map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) int{
+		"proxy": runBenchProxy,
+		// The processes bench proxy starts (not for users: undocumented).
+		"proxy-upstream":    runBenchProxyUpstream,
+		"proxy-passthrough": runBenchProxyPassThrough,
+	}
 }
 
 // runBench implements `harnessflow bench`: the graph a harness runs for a

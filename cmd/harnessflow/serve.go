@@ -47,6 +47,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	clientKeysFile := fs.String("client-keys-file", "", "like --client-keys-env, with the keys in `FILE` (one per line or comma separated; # starts a comment line)")
 	openRelay := fs.Bool("insecure-open-relay", false, "allow a non-loopback --listen with --api-key-env and no client keys: anyone who reaches the port spends the upstream key")
 	defaultModel := fs.String("default-model", "", "the model of a request that names none (without it such a request gets HTTP 400)")
+	storeFlag := fs.String("store", "memory", storeFlagHelp)
+	debugAddr := fs.String("debug-addr", "", "also serve pprof profiles and runtime statistics at http://`ADDR`/debug/ (a loopback address; off by default)")
 	var ext extensionFlags
 	ext.register(fs)
 	var layer layerFlags
@@ -58,6 +60,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintln(stderr, "       [--followups client|proxy] [--max-followup-rounds N] [--prompts DIR] [--model-caps FILE]")
 		fmt.Fprintln(stderr, "       [--upstream-header-timeout 2m] [--upstream-idle-timeout 5m] [--shutdown-grace 30s]")
 		fmt.Fprintln(stderr, "       [--client-keys-env NAME | --client-keys-file FILE] [--insecure-open-relay] [--default-model NAME]")
+		fmt.Fprintln(stderr, "       [--debug-addr 127.0.0.1:PORT]")
+		fmt.Fprintln(stderr, "       [--store memory|none|redis://HOST:PORT/DB]")
 		fmt.Fprintln(stderr, "Serves the OpenAI Responses API (POST /v1/responses; POST /h/HARNESS/v1/responses to emulate a")
 		fmt.Fprintln(stderr, "harness; GET /metrics; GET /healthz) in front of a chat, messages or responses model server.")
 		fs.PrintDefaults()
@@ -120,6 +124,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return fail(stderr, "serve", exitUsage, "%v", err)
 	}
+	store, err := openStore(*storeFlag)
+	if err != nil {
+		return fail(stderr, "serve", exitUsage, "%v", err)
+	}
+	defer store.close()
 
 	errOut := &syncWriter{w: stderr}
 	level := slog.LevelInfo
@@ -170,6 +179,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		ClientKeys:            clientKeys,
 		InsecureOpenRelay:     *openRelay,
 		DefaultModel:          *defaultModel,
+		Store:                 store.store,
+		NoStore:               store.none,
 	}
 	// Refuse an open relay before binding anything (Serve checks again).
 	if addr, err := net.ResolveTCPAddr("tcp", *listen); err == nil {
@@ -191,6 +202,16 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		<-scriptedDone
 		return fail(stderr, "serve", exitUsage, "%v (--client-keys-env, --client-keys-file, or --insecure-open-relay)", err)
 	}
+	if *debugAddr != "" {
+		stopDebug, err := startDebug(ctx, *debugAddr, stdout, errOut)
+		if err != nil {
+			ln.Close()
+			upCancel()
+			<-scriptedDone
+			return fail(stderr, "serve", exitUsage, "%v", err)
+		}
+		defer stopDebug()
+	}
 	srv := server.New(cfg)
 	if !server.IsLoopback(ln.Addr()) {
 		fmt.Fprintf(errOut, "harnessflow serve: warning: listening on %s, which is not a loopback address\n", ln.Addr())
@@ -203,6 +224,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fmt.Fprintf(stdout, "harnessflow serve: listening on %s, upstream %s, clients: %s\n", base, upstreamDesc, clients)
 	fmt.Fprintf(stdout, "Point Codex at it: [model_providers.harnessflow] base_url = %q, wire_api = \"responses\" "+
 		"(harness routes: %s/h/NAME/v1)\n", base+"/v1", base)
+	fmt.Fprintf(errOut, "harnessflow serve: response store: %s\n", store.desc)
+	checkStore(ctx, store, errOut)
 
 	served := make(chan struct{})
 	go func() {

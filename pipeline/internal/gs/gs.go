@@ -26,7 +26,6 @@ import (
 	"sync"
 
 	"github.com/reugn/go-streams"
-	"golang.org/x/sync/errgroup"
 )
 
 // Sender delivers one batch downstream. It blocks until the batch is taken
@@ -63,9 +62,9 @@ type Runtime struct {
 	buffer int
 	parts  []func(ctx context.Context) error
 	err    error // a wiring error (see connect)
-	// OnError, when set, is called (once, from the failing component's
-	// goroutine) with the first error of a component, before the others
-	// are cancelled.
+	// OnError, when set, is called once, from the failing component's
+	// goroutine, with the first error of a component (which is the run's
+	// error), after the others are told to stop.
 	OnError func(err error)
 }
 
@@ -84,22 +83,46 @@ func (r *Runtime) Run(ctx context.Context) error {
 	if r.err != nil {
 		return r.err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	var once sync.Once
-	for _, part := range r.parts {
-		g.Go(func() (err error) {
-			defer func() {
-				if v := recover(); v != nil {
-					err = &PanicError{Value: v, Stack: debug.Stack()}
-				}
-				if err != nil && r.OnError != nil {
-					once.Do(func() { r.OnError(err) })
-				}
-			}()
-			return part(gctx)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		once  sync.Once
+		first error
+		wg    sync.WaitGroup
+	)
+	// fail keeps the first error, then stops the others (and tells
+	// OnError): the first error is the run's, whatever the cancelled
+	// components return after it.
+	fail := func(err error) {
+		once.Do(func() {
+			first = err
+			cancel()
+			if r.OnError != nil {
+				r.OnError(err)
+			}
 		})
 	}
-	return g.Wait()
+	for _, part := range r.parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := runPart(ctx, part); err != nil {
+				fail(err)
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// runPart runs one component, turning a panic into a *PanicError.
+func runPart(ctx context.Context, part func(ctx context.Context) error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return part(ctx)
 }
 
 // Source emits the batches of a Producer.

@@ -1,0 +1,385 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/harnessflow/harnessflow/benchmark"
+	"github.com/harnessflow/harnessflow/harness"
+)
+
+// Bounds of `harnessflow bench proxy`.
+const (
+	maxProxyStreams  = 10000
+	maxProxyEvents   = 10000
+	maxProxyRounds   = 100
+	maxProxyInterval = 10 * time.Second
+)
+
+// The targets of bench proxy, in the order they run at every N.
+const (
+	targetNative  = "serve native"
+	targetHarness = "serve harness" // named "serve NAME" in the report
+)
+
+// Request bodies of the load clients.
+const (
+	proxyChatBody      = `{"model":"bench","messages":[{"role":"user","content":"Stream the benchmark text."}],"stream":true}`
+	proxyResponsesBody = `{"model":"bench","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Stream the benchmark text."}]}],"stream":true,"store":false}`
+)
+
+var (
+	listeningRE = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+	debugRE     = regexp.MustCompile(`debug endpoints on (http://127\.0\.0\.1:\d+)`)
+)
+
+// runBenchProxy implements `harnessflow bench proxy`: a scripted upstream
+// whose deltas carry their send time, and N concurrent streaming clients
+// reaching it directly, through a plain reverse proxy, and through serve
+// (native and with a harness), each proxy a separate process started from
+// this binary on a loopback port and stopped at the end.
+func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench proxy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	streamsArg := fs.String("streams", "100,1000,2000", "the numbers `N` of concurrent streams, comma separated")
+	events := fs.Int("events", 60, "text deltas per stream (`K`)")
+	interval := fs.Duration("interval", 50*time.Millisecond, "time `D` between two deltas of a stream")
+	rounds := fs.Int("rounds", 2, "streams each client runs one after another (on its connection)")
+	ramp := fs.Duration("ramp", -1, "the clients start evenly over `D` (default: one stream's duration, K × interval)")
+	harnessName := fs.String("harness", harness.NameMinimal, "the harness of the serve-with-a-harness target (/h/NAME/v1/responses)")
+	targetsArg := fs.String("targets", "direct,pass-through,native,harness", "which targets run, comma separated")
+	requestFile := fs.String("request", "", "a Responses request `FILE` the serve targets send (default: a one-line user message; stream is forced on)")
+	maxDuration := fs.Duration("max-duration", 15*time.Minute, "give up after `D` (the whole run; the processes are stopped)")
+	asJSON := fs.Bool("json", false, "print the report as JSON instead of Markdown")
+	svgFile := fs.String("svg", "", "also write the latency chart to `FILE` (SVG)")
+	profileDir := fs.String("profile", "", "write CPU and heap profiles of serve under load to `DIR` (one pair per serve target and N)")
+	bin := fs.String("bin", "", "the harnessflow `BINARY` the processes run (default: this one)")
+	var serveFlags stringList
+	fs.Var(&serveFlags, "serve-flag", "an extra flag for serve, e.g. --serve-flag=--mode=async (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: harnessflow bench proxy [--streams 100,1000,2000] [--events K] [--interval D] [--rounds R]")
+		fmt.Fprintln(stderr, "       [--targets direct,pass-through,native,harness] [--harness NAME] [--request FILE]")
+		fmt.Fprintln(stderr, "       [--json] [--svg FILE] [--profile DIR] [--max-duration D] [--serve-flag FLAG]...")
+		fmt.Fprintln(stderr, "Starts a scripted chat upstream whose deltas carry their send time, a plain reverse proxy and serve,")
+		fmt.Fprintln(stderr, "each a process on a loopback port, and N concurrent streaming clients through each: per-event")
+		fmt.Fprintln(stderr, "latency p50/p99/max, added latency vs direct and vs the pass-through, errors, the proxy's CPU per")
+		fmt.Fprintln(stderr, "delta, memory per concurrent stream and goroutines. Prints a Markdown table (or JSON).")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(reorder(fs, args)); err != nil {
+		return flagStatus(err)
+	}
+	if fs.NArg() > 0 {
+		return fail(stderr, "bench proxy", exitUsage, "unexpected argument %q (see harnessflow bench proxy --help)", fs.Arg(0))
+	}
+	ns, err := parseStreams(*streamsArg)
+	if err != nil {
+		return fail(stderr, "bench proxy", exitUsage, "--streams: %v", err)
+	}
+	switch {
+	case *events < 1 || *events > maxProxyEvents:
+		return fail(stderr, "bench proxy", exitUsage, "--events: want 1 to %d", maxProxyEvents)
+	case *interval < 0 || *interval > maxProxyInterval:
+		return fail(stderr, "bench proxy", exitUsage, "--interval: want 0 to %v", maxProxyInterval)
+	case *rounds < 1 || *rounds > maxProxyRounds:
+		return fail(stderr, "bench proxy", exitUsage, "--rounds: want 1 to %d", maxProxyRounds)
+	case *maxDuration <= 0:
+		return fail(stderr, "bench proxy", exitUsage, "--max-duration: want a positive duration")
+	}
+	targets, err := parseTargets(*targetsArg)
+	if err != nil {
+		return fail(stderr, "bench proxy", exitUsage, "--targets: %v", err)
+	}
+	if _, ok := harness.Lookup(*harnessName); !ok && slices.Contains(targets, "harness") {
+		return fail(stderr, "bench proxy", exitUsage, "--harness: no harness %q in this build (see harnessflow harnesses)", *harnessName)
+	}
+	streamDur := time.Duration(*events) * *interval
+	if *ramp < 0 {
+		*ramp = streamDur
+	}
+	body, warm, err := proxyRequest(*requestFile)
+	if err != nil {
+		return fail(stderr, "bench proxy", exitUsage, "--request: %v", err)
+	}
+	if err := checkFileLimit(ns[len(ns)-1]); err != nil {
+		return fail(stderr, "bench proxy", exitUsage, "--streams: %v", err)
+	}
+	perRun := *ramp + time.Duration(*rounds)*streamDur + 3*time.Second
+	if est := perRun * time.Duration(len(ns)*len(targets)); est > *maxDuration {
+		return fail(stderr, "bench proxy", exitUsage, "the run would take about %v, over --max-duration %v", est.Round(time.Second), *maxDuration)
+	}
+	if *bin == "" {
+		if *bin, err = os.Executable(); err != nil {
+			return fail(stderr, "bench proxy", exitError, "find this binary: %v (use --bin)", err)
+		}
+	}
+	if *profileDir != "" {
+		if err := os.MkdirAll(*profileDir, 0o755); err != nil {
+			return fail(stderr, "bench proxy", exitError, "--profile: %v", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, *maxDuration)
+	defer cancel()
+
+	b := &proxyBench{
+		bin: *bin, events: *events, interval: *interval, rounds: *rounds, ramp: *ramp, streamDur: streamDur,
+		harness: *harnessName, body: body, warm: warm, serveFlags: serveFlags, profileDir: *profileDir, log: stderr,
+	}
+	machine := benchmark.ReadMachine()
+	report := &benchmark.ProxyReport{
+		Title:   "harnessflow bench proxy",
+		Command: "harnessflow bench proxy " + strings.Join(args, " "),
+		Goals:   &benchmark.DefaultProxyGoals,
+	}
+	if err := b.run(ctx, ns, targets, report); err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+			return fail(stderr, "bench proxy", exitError, "over --max-duration %v: %v", *maxDuration, err)
+		}
+		if ctx.Err() != nil {
+			return fail(stderr, "bench proxy", exitError, "interrupted")
+		}
+		return fail(stderr, "bench proxy", exitError, "%v", err)
+	}
+	machine.LoadAfter = benchmark.LoadAverage()
+	report.Machine = machine
+	report.Setup = benchmark.SetupLines(*events, interval.String(), *rounds, ramp.String(),
+		"Processes: the scripted upstream, the pass-through (net/http/httputil.ReverseProxy) and serve are separate processes on loopback ports; the clients run in the bench process.",
+		"serve flags: "+strings.Join(append(b.serveArgs("UPSTREAM")[3:], serveFlags...), " "))
+	report.Compare()
+	if *svgFile != "" {
+		svg, err := report.SVG()
+		if err == nil {
+			err = os.WriteFile(*svgFile, svg, 0o644)
+		}
+		if err != nil {
+			return fail(stderr, "bench proxy", exitError, "--svg: %v", err)
+		}
+	}
+	if *asJSON {
+		err = report.WriteJSON(stdout)
+	} else {
+		err = report.WriteMarkdown(stdout)
+	}
+	if err != nil {
+		return fail(stderr, "bench proxy", exitError, "%v", err)
+	}
+	return exitOK
+}
+
+// proxyBench is one bench proxy run.
+type proxyBench struct {
+	bin            string
+	events, rounds int
+	interval, ramp time.Duration
+	streamDur      time.Duration
+	harness        string
+	body, warm     []byte
+	serveFlags     []string
+	profileDir     string
+	log            io.Writer
+	upBaseURL      string
+}
+
+// run measures every target at every N, and stops every process it
+// started.
+func (b *proxyBench) run(ctx context.Context, ns []int, targets []string, report *benchmark.ProxyReport) error {
+	up, err := startChild(ctx, "the scripted upstream", b.bin, []string{"bench", "proxy-upstream", "--listen", "127.0.0.1:0",
+		"--events", strconv.Itoa(b.events), "--interval", b.interval.String()}, listeningRE)
+	if err != nil {
+		return err
+	}
+	defer up.stop()
+	b.upBaseURL = up.urls[0]
+	for _, n := range ns {
+		for _, t := range targets {
+			if err := up.running(); err != nil {
+				return err
+			}
+			fmt.Fprintf(b.log, "harnessflow bench proxy: N = %d, %s … (load %s)\n", n, b.targetName(t), benchmark.LoadAverage())
+			run, err := b.measure(ctx, t, n)
+			if err != nil {
+				return err
+			}
+			report.Runs = append(report.Runs, run)
+		}
+	}
+	return nil
+}
+
+// targetName is the name of target t in the report.
+func (b *proxyBench) targetName(t string) string {
+	switch t {
+	case "direct":
+		return benchmark.TargetDirect
+	case "pass-through":
+		return benchmark.TargetPassThrough
+	case "native":
+		return targetNative
+	}
+	return "serve " + b.harness
+}
+
+// serveArgs are serve's arguments in front of upstream.
+func (b *proxyBench) serveArgs(upstream string) []string {
+	return []string{"serve", "--listen", "127.0.0.1:0", "--upstream", upstream, "--debug-addr", "127.0.0.1:0", "--shutdown-grace", "2s"}
+}
+
+// measure runs target t at n streams, with a fresh proxy process.
+func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.ProxyRun, error) {
+	opts := benchmark.LoadOptions{Streams: n, Rounds: b.rounds, Events: b.events, Ramp: b.ramp,
+		StreamTimeout: b.streamDur*3 + 60*time.Second}
+	target := benchmark.ProxyTarget{Name: b.targetName(t), Stream: benchmark.StreamChat,
+		Body: []byte(proxyChatBody), Warmup: []byte(strings.Replace(proxyChatBody, `"bench"`, `"`+benchmark.WarmupModel+`"`, 1))}
+	var proc *child
+	var err error
+	switch t {
+	case "direct":
+		target.URL = b.upBaseURL + "/v1/chat/completions"
+	case "pass-through":
+		proc, err = startChild(ctx, "the pass-through proxy", b.bin, []string{"bench", "proxy-passthrough", "--listen", "127.0.0.1:0",
+			"--upstream", b.upBaseURL, "--idle", strconv.Itoa(n + 16)}, listeningRE)
+		if err != nil {
+			return nil, err
+		}
+		target.URL = proc.urls[0] + "/v1/chat/completions"
+		target.Debug = proc.urls[0] + "/debug/runtime"
+	default:
+		proc, err = startChild(ctx, "serve", b.bin, append(b.serveArgs(b.upBaseURL+"/v1"), b.serveFlags...), listeningRE, debugRE)
+		if err != nil {
+			return nil, err
+		}
+		path := "/v1/responses"
+		if t == "harness" {
+			path = "/h/" + b.harness + "/v1/responses"
+		}
+		target.URL, target.Debug = proc.urls[0]+path, proc.urls[1]+"/debug/runtime"
+		target.Stream, target.Body, target.Warmup = benchmark.StreamResponses, b.body, b.warm
+		if b.profileDir != "" {
+			opts.Ramped = b.profiler(proc.urls[1], fmt.Sprintf("N%d-%s", n, strings.ReplaceAll(target.Name, " ", "-")))
+		}
+	}
+	if proc != nil {
+		defer proc.stop()
+		target.PID = proc.pid()
+	}
+	run, err := benchmark.RunLoad(ctx, target, opts)
+	if err != nil {
+		if proc != nil {
+			if perr := proc.running(); perr != nil {
+				return nil, fmt.Errorf("%w (%v)", err, perr)
+			}
+		}
+		return nil, err
+	}
+	if proc != nil {
+		if perr := proc.running(); perr != nil {
+			return nil, fmt.Errorf("%s during the run at N = %d: %w", target.Name, n, perr)
+		}
+	}
+	return run, nil
+}
+
+// profiler returns the hook that takes serve's CPU profile under load (for
+// most of the streams' remaining time) and then its heap profile, into
+// the profile directory as NAME.cpu.pprof and NAME.heap.pprof.
+func (b *proxyBench) profiler(debugBase, name string) func(context.Context) {
+	return func(ctx context.Context) {
+		secs := max(int((time.Duration(b.rounds)*b.streamDur-b.ramp).Seconds()*0.8), 1)
+		get := func(path, file string) {
+			client := &http.Client{Timeout: time.Duration(secs)*time.Second + 30*time.Second}
+			defer client.CloseIdleConnections()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, debugBase+path, nil)
+			if err == nil {
+				var resp *http.Response
+				if resp, err = client.Do(req); err == nil {
+					defer resp.Body.Close()
+					var f *os.File
+					if f, err = os.Create(filepath.Join(b.profileDir, file)); err == nil {
+						_, err = io.Copy(f, resp.Body)
+						if cerr := f.Close(); err == nil {
+							err = cerr
+						}
+					}
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(b.log, "harnessflow bench proxy: profile %s: %v\n", file, err)
+			}
+		}
+		get("/debug/pprof/profile?seconds="+strconv.Itoa(secs), name+".cpu.pprof")
+		get("/debug/pprof/heap", name+".heap.pprof")
+	}
+}
+
+// parseStreams parses --streams: ascending is not required; each 1 to
+// maxProxyStreams. The result is sorted.
+func parseStreams(s string) ([]int, error) {
+	var ns []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > maxProxyStreams {
+			return nil, fmt.Errorf("%q: want numbers from 1 to %d", f, maxProxyStreams)
+		}
+		if !slices.Contains(ns, n) {
+			ns = append(ns, n)
+		}
+	}
+	slices.Sort(ns)
+	return ns, nil
+}
+
+// parseTargets parses --targets, in the canonical order.
+func parseTargets(s string) ([]string, error) {
+	all := []string{"direct", "pass-through", "native", "harness"}
+	var out []string
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(all, f) {
+			return nil, fmt.Errorf("%q: want some of %s", f, strings.Join(all, ","))
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(all, a) - slices.Index(all, b) })
+	return out, nil
+}
+
+// proxyRequest returns the Responses request bodies of the serve targets:
+// the measured one and the warm-up (the same with the upstream's warm-up
+// model). A file's request has "stream": true forced on.
+func proxyRequest(file string) (body, warm []byte, err error) {
+	if file == "" {
+		return []byte(proxyResponsesBody), []byte(strings.Replace(proxyResponsesBody, `"bench"`, `"`+benchmark.WarmupModel+`"`, 1)), nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(data, &req); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
+	}
+	req["stream"] = json.RawMessage("true")
+	if _, ok := req["model"]; !ok {
+		req["model"] = json.RawMessage(`"bench"`)
+	}
+	if body, err = json.Marshal(req); err != nil {
+		return nil, nil, err
+	}
+	req["model"] = json.RawMessage(`"` + benchmark.WarmupModel + `"`)
+	warm, err = json.Marshal(req)
+	return body, warm, err
+}
