@@ -33,7 +33,7 @@ type chatWant struct {
 // a finish chunk, a usage-only final chunk and [DONE].
 //
 // It avoids what openai-go assembles differently from the wire's meaning
-// (EDGE_CASES.md): every tool-call fragment carries its index, ids and names
+// (docs/streams.md#real-world-stream-edge-cases): every tool-call fragment carries its index, ids and names
 // are sent once, there is no BOM and no lone CR, and usage is sent once (it
 // sums usage).
 func chatCorpus() ([]byte, chatWant) {

@@ -141,6 +141,12 @@ func ParseStamp(line []byte) (int64, bool) {
 // net/http/httputil.ReverseProxy to upstream that translates nothing. Its
 // transport keeps up to idle connections to the upstream (the expected
 // concurrency), and it flushes every write of an event stream at once.
+//
+// It reads the request body (up to 1 MiB) before it sends it on, as serve
+// does: a body still being streamed upstream when the answer's first bytes
+// are flushed to the client is cut off by net/http (an HTTP/1 request body
+// is unavailable once the response is flushed), which closes the upstream
+// connection mid-answer.
 func PassThrough(upstream *url.URL, idle int) http.Handler {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns = max(idle, 2)
@@ -148,5 +154,14 @@ func PassThrough(upstream *url.URL, idle int) http.Handler {
 	p := httputil.NewSingleHostReverseProxy(upstream)
 	p.Transport = tr
 	p.FlushInterval = -1
-	return p
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+		if err != nil {
+			http.Error(w, "read request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		p.ServeHTTP(w, r)
+	})
 }

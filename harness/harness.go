@@ -137,7 +137,7 @@ func All() []Spec {
 }
 
 // RouteWires lists the wires on which a harness config name has a route
-// (SPEC §D), whichever harness serves it.
+// (docs/routing.md#routing-matrix), whichever harness serves it.
 func RouteWires(name string) []Wire {
 	var ws []Wire
 	for _, w := range Wires {

@@ -2,16 +2,16 @@ package harness
 
 import "fmt"
 
-// RouteKind is how a (wire, harness) pair is served (SPEC §D).
+// RouteKind is how a (wire, harness) pair is served (docs/routing.md#routing-matrix).
 type RouteKind string
 
-// Route kinds, named as in SPEC §D.
+// Route kinds, named as in the routing matrix (docs/routing.md#routing-matrix).
 const (
 	// RouteResponsesAPI sends the plain native Responses request; the only
 	// route that may use the Responses websocket transport.
 	RouteResponsesAPI RouteKind = "ResponsesApi"
 	// RouteChatCompletionsCompat converts the Responses request to a chat
-	// body with the native conversion (SPEC §B.2).
+	// body with the native conversion (docs/request-shaping.md#native-chat-conversion).
 	RouteChatCompletionsCompat RouteKind = "ChatCompletionsCompat"
 	// RouteClaudeCodeResponses sends a claude-code shaped Responses request.
 	RouteClaudeCodeResponses RouteKind = "ClaudeCodeResponses"
@@ -40,7 +40,7 @@ type Route struct {
 	// route: NativeName for ResponsesApi and ChatCompletionsCompat, the
 	// harness's config name otherwise.
 	Harness string
-	// Variant is the harness variant the route names (SPEC §B.0): "KimiCli",
+	// Variant is the harness variant the route names (docs/routing.md#harness-names-and-variants): "KimiCli",
 	// "ClaudeCode", "ZCode", "Other(x)", …
 	Variant string
 	// Profile is ProfileFull or ProfileBare for the claude-code routes, ""
@@ -48,7 +48,7 @@ type Route struct {
 	Profile string
 }
 
-// String gives the route in the notation of SPEC §D: "ResponsesApi",
+// String gives the route in the notation of docs/routing.md#route-notation: "ResponsesApi",
 // "ChatCompletionsCompat", "ClaudeCodeResponses(Full)", "ClaudeCodeChat(Bare)",
 // "MessagesHarness(ClaudeCode)", "ChatHarness(KimiCli)".
 func (r Route) String() string {
@@ -66,7 +66,7 @@ func (r Route) String() string {
 func (r Route) Websocket() bool { return r.Kind == RouteResponsesAPI }
 
 // RouteError is the error of a (wire, harness) pair no route serves. Its text
-// is the exact text of SPEC §D for named harnesses; for the native route on
+// is kept byte for byte (docs/routing.md#routing-errors) for named harnesses; for the native route on
 // the messages wire it is our wording of the same content.
 type RouteError struct {
 	Wire    Wire
@@ -82,7 +82,7 @@ func (e *RouteError) Error() string {
 	return `wire_api = "` + string(e.Wire) + `" is not supported by harness = "` + e.Harness + `"`
 }
 
-// The harness config names of SPEC §B.0.
+// The harness config names (docs/routing.md#harness-names-and-variants).
 const (
 	NameClaudeCode     = "claude-code"
 	NameClaudeCodeBare = "claude-code-bare"
@@ -100,7 +100,7 @@ const (
 	NameTerminus2      = "terminus-2"
 )
 
-// variants maps the config names of SPEC §B.0 to their variant names.
+// variants maps the config names to their variant names (docs/routing.md#harness-names-and-variants).
 var variants = map[string]string{
 	NameClaudeCode:     "ClaudeCode",
 	NameClaudeCodeBare: "ClaudeCodeBare",
@@ -118,7 +118,7 @@ var variants = map[string]string{
 	NameTerminus2:      "Terminus2",
 }
 
-// KnownNames lists the harness config names of SPEC §B.0 (without native).
+// KnownNames lists the harness config names of docs/routing.md#harness-names-and-variants (without native).
 func KnownNames() []string {
 	return []string{NameClaudeCode, NameClaudeCodeBare, NameDeepSeekTUI, NameKimiCode, NameKimiCLI, NameZCode,
 		NameMinimal, NameLittleCoder, NameMiniSWEAgent, NameOpenCode, NamePi, NameQwenCode, NameSWEAgent, NameTerminus2}
@@ -128,7 +128,7 @@ func KnownNames() []string {
 // (no harness configured) or our registry name "native".
 func isNative(name string) bool { return name == "" || name == NativeName }
 
-// Variant returns the SPEC §B.0 variant of a harness config name: "Native"
+// Variant returns the variant (docs/routing.md#harness-names-and-variants) of a harness config name: "Native"
 // for "" and "native", "ClaudeCode", "KimiCli", … for the known names, and
 // "Other(name)" for any other string. Names are matched exactly.
 func Variant(name string) string {
@@ -141,8 +141,8 @@ func Variant(name string) string {
 	return "Other(" + name + ")"
 }
 
-// Resolve returns how the pair (wire, harness config name) is served (SPEC
-// §D). harness "" or "native" is the native translation; a name of SPEC §B.0
+// Resolve returns how the pair (wire, harness config name) is served
+// (docs/routing.md#routing-matrix). harness "" or "native" is the native translation; a known name
 // gets its row of the matrix; any other name is Other(name) and is served
 // like native, except that the messages wire is refused. On the responses
 // wire only claude-code and claude-code-bare change anything.

@@ -11,8 +11,8 @@ const (
 	errPrefix         = "ERR "
 )
 
-// The routing matrix of SPEC §D, one row per harness config name: the route
-// on the responses, chat and messages wires, in the SPEC's notation, or
+// The routing matrix (docs/routing.md#routing-matrix), one row per harness config name: the route
+// on the responses, chat and messages wires, in the matrix's notation, or
 // "ERR <exact error text>" (the native error is matched by its prefix).
 var routingMatrix = []struct {
 	harness             string

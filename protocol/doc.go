@@ -4,7 +4,7 @@
 // the engine produces ([ResponseEvent]).
 //
 // Every type round-trips through JSON exactly as the reference implementation does
-// (SPEC §A): items are internally tagged by "type", optional fields are omitted when empty,
+// (docs/protocol.md): items are internally tagged by "type", optional fields are omitted when empty,
 // unknown fields are kept in an [Extra] map and written back, and unknown item types are kept
 // verbatim as [OtherItem]. Encoding never escapes '<', '>' or '&' (the output is byte-for-byte
 // what encoding/json produces with SetEscapeHTML(false)), and never uses reflection on the hot

@@ -3,7 +3,7 @@ package protocol
 // EventType is the "type" of a [ResponseEvent].
 type EventType string
 
-// Event types (DESIGN §5).
+// Event types (docs/architecture.md#event-json).
 const (
 	EventCreated                   EventType = "created"
 	EventServerModel               EventType = "server_model"

@@ -7,7 +7,7 @@ import (
 	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
-// AppendJSON appends the event's JSON (DESIGN §5, "type" first) to dst without reflection.
+// AppendJSON appends the event's JSON (docs/architecture.md#event-json, "type" first) to dst without reflection.
 // The delta events take a direct path that allocates nothing beyond growing dst. An error is
 // only possible for events that carry an item holding invalid raw JSON (built by hand); dst
 // is then returned unchanged. The output equals MarshalJSON's.

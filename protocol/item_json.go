@@ -13,7 +13,7 @@ import (
 // ---------------------------------------------------------------------------------------------
 // Public entry points
 
-// MarshalItem encodes one ResponseItem (SPEC §A.1).
+// MarshalItem encodes one ResponseItem (docs/protocol.md#response-items).
 func MarshalItem(it ResponseItem) ([]byte, error) { return AppendItem(nil, it) }
 
 // AppendItem appends the JSON of one ResponseItem to dst.

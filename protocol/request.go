@@ -2,7 +2,7 @@ package protocol
 
 import "encoding/json"
 
-// Prompt is what the engine hands to a harness (SPEC §A.7).
+// Prompt is what the engine hands to a harness (docs/protocol.md#prompt).
 type Prompt struct {
 	Input              []ResponseItem // the full history
 	Tools              []ToolSpec
@@ -13,7 +13,7 @@ type Prompt struct {
 	OutputSchemaStrict bool
 }
 
-// ResponsesRequest is the Responses-API request body (SPEC §A.5). Fields are written in this
+// ResponsesRequest is the Responses-API request body (docs/protocol.md#responses-request). Fields are written in this
 // order; unknown fields are kept in Extra and written last.
 type ResponsesRequest struct {
 	Model             string

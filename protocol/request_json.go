@@ -7,7 +7,7 @@ import (
 	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
-// MarshalJSON implements json.Marshaler, writing the fields in the order of SPEC §A.5.
+// MarshalJSON implements json.Marshaler, writing the fields in the order of docs/protocol.md#responses-request.
 func (r ResponsesRequest) MarshalJSON() ([]byte, error) {
 	w := newEnc(make([]byte, 0, 1024))
 	f := w.Open()

@@ -13,7 +13,7 @@ const (
 	ToolTypeWebSearch       = "web_search"
 )
 
-// ToolSpec is one Responses-API tool, tagged by Type (SPEC §A.4):
+// ToolSpec is one Responses-API tool, tagged by Type (docs/protocol.md#toolspec):
 //
 //	function:    name, description, strict, defer_loading?, parameters
 //	namespace:   name, description, tools (function or custom entries)
@@ -72,7 +72,7 @@ const (
 	KindCustom             = "custom"
 )
 
-// ToolOutputKind tells how a chat tool call maps back to a ResponseItem (SPEC §B.3): a plain
+// ToolOutputKind tells how a chat tool call maps back to a ResponseItem (docs/request-shaping.md#tool-kinds): a plain
 // function_call, a function_call with a namespace (Name is the real function name), or a
 // custom_tool_call. JSON: {"kind":"function"} | {"kind":"namespaced_function","name":..,
 // "namespace":..} | {"kind":"custom"}.

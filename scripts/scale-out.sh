@@ -41,13 +41,26 @@ REDIS="$(command -v redis-server)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/harnessflow-scale-out.XXXXXX")"
 chmod 755 "$work" # nginx's workers may run as another user
 pids=()
+# start CMD...: runs CMD in the background, disowned (the shell reports
+# nothing when the client kills a replica on purpose); its pid in $started.
+start() {
+  "$@" &
+  started=$!
+  disown "$started"
+  pids+=("$started")
+}
 cleanup() {
   local status=$?
   for pid in "${pids[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
-  for pid in "${pids[@]}"; do
-    wait "$pid" 2>/dev/null || true
+  for _ in $(seq 1 100); do # the processes are disowned: wait by polling
+    alive=0
+    for pid in "${pids[@]}"; do
+      kill -0 "$pid" 2>/dev/null && alive=1
+    done
+    [ "$alive" = 0 ] && break
+    sleep 0.05
   done
   if [ "${KEEP:-}" = 1 ] || [ "$status" != 0 ]; then
     say "logs kept in $work"
@@ -80,9 +93,8 @@ read -r redis_port nginx_port < <("$work/client" ports 2)
 
 # --- redis-server ------------------------------------------------------------------
 mkdir -p "$work/redis"
-"$REDIS" --port "$redis_port" --bind 127.0.0.1 --dir "$work/redis" --save "" --appendonly no \
-  --daemonize no --protected-mode yes --loglevel warning >"$work/redis.log" 2>&1 &
-pids+=($!)
+start "$REDIS" --port "$redis_port" --bind 127.0.0.1 --dir "$work/redis" --save "" --appendonly no \
+  --daemonize no --protected-mode yes --loglevel warning --logfile "$work/redis.log"
 redis_url="redis://127.0.0.1:$redis_port/0"
 for _ in $(seq 1 100); do
   (exec 3<>"/dev/tcp/127.0.0.1/$redis_port") 2>/dev/null && break
@@ -94,16 +106,14 @@ say "redis-server on 127.0.0.1:$redis_port"
 replicas=()
 upstreams=()
 for n in 1 2; do
-  "$work/client" upstream --script scripts/scale-out/script.json >"$work/up$n.out" 2>"$work/up$n.err" &
-  up_pid=$!
-  pids+=("$up_pid")
+  start "$work/client" upstream --script scripts/scale-out/script.json >"$work/up$n.out" 2>"$work/up$n.err"
+  up_pid=$started
   up_url="$(wait_url "$work/up$n.out" "$up_pid")"
   upstreams+=("--upstream" "up$n=$up_url")
 
-  "$work/harnessflow" serve --listen 127.0.0.1:0 --upstream "$up_url/v1" --store "$redis_url" \
-    --shutdown-grace 2s >"$work/r$n.out" 2>"$work/r$n.err" &
-  r_pid=$!
-  pids+=("$r_pid")
+  start "$work/harnessflow" serve --listen 127.0.0.1:0 --upstream "$up_url/v1" --store "$redis_url" \
+    --shutdown-grace 2s >"$work/r$n.out" 2>"$work/r$n.err"
+  r_pid=$started
   r_url="$(wait_url "$work/r$n.out" "$r_pid")"
   replicas+=("--replica" "r$n=$r_url")
   eval "r${n}_pid=$r_pid r${n}_addr=${r_url#http://}"
@@ -117,8 +127,7 @@ sed -e "s|@PREFIX@|$work/nginx|g" -e "s|@LISTEN@|127.0.0.1:$nginx_port|g" \
   -e "s|@REPLICA1@|$r1_addr|g" -e "s|@REPLICA2@|$r2_addr|g" \
   scripts/scale-out/nginx.conf >"$work/nginx/nginx.conf"
 "$NGINX" -t -q -p "$work/nginx" -c "$work/nginx/nginx.conf"
-"$NGINX" -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx/stdout.log" 2>&1 &
-pids+=($!)
+start "$NGINX" -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx/stdout.log" 2>&1
 for _ in $(seq 1 100); do
   (exec 3<>"/dev/tcp/127.0.0.1/$nginx_port") 2>/dev/null && break
   sleep 0.05

@@ -14,7 +14,7 @@ import (
 	"github.com/harnessflow/harnessflow/sources"
 )
 
-// proxyRounds serves a turn with FollowupsProxy (DESIGN §10.4): each
+// proxyRounds serves a turn with FollowupsProxy (docs/architecture.md#follow-ups): each
 // upstream answer (a round) runs through the response graph into memory.
 // When a round ends with end_turn:false and holds follow-up user messages,
 // the round's output items — what the client would have recorded — and the

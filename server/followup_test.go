@@ -272,7 +272,7 @@ func TestFollowupProxyModeErrors(t *testing.T) {
 	})
 }
 
-// Title requests (DESIGN §10.7) go first to the same path, with the same
+// Title requests (docs/architecture.md#title-requests) go first to the same path, with the same
 // query, headers and credentials; their answer is dropped. A failing one
 // is logged (without content) and counted, and the turn goes on.
 func TestTitleRequest(t *testing.T) {

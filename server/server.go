@@ -1,4 +1,4 @@
-// Package server is the harnessflow proxy (DESIGN §7): it speaks the OpenAI
+// Package server is the harnessflow proxy (docs/architecture.md#proxy): it speaks the OpenAI
 // Responses API to its clients (Codex CLI is the reference) and any model
 // server's wire upstream.
 //
@@ -13,10 +13,10 @@
 // whose base URL lacks /v1.)
 //
 // Per request the proxy decodes the Responses JSON ([protocol.DecodeRequest])
-// and plans the turn with [harness.Plan] — the route (SPEC §D), the shaped
+// and plans the turn with [harness.Plan] — the route (docs/routing.md#routing-matrix), the shaped
 // upstream request (path, query, headers, body; exactly what `harnessflow
 // shape` prints) and the response graph. It sends the optional title request
-// first (DESIGN §10.7: drained and ignored; a failure is logged, counted and
+// first (docs/architecture.md#title-requests: drained and ignored; a failure is logged, counted and
 // the turn goes on), then the main request to {Upstream}{path}, and streams
 // the upstream's answer through the turn's response graph into a Responses
 // SSE stream (the writer of package wire/responses). A request without
@@ -30,7 +30,7 @@
 // both are resolved before the turn is shaped, and one the store does not
 // hold is an HTTP 400 that says why, never dropped.
 //
-// Follow-ups (DESIGN §10.4): when a harness's post node adds a follow-up
+// Follow-ups (docs/architecture.md#follow-ups): when a harness's post node adds a follow-up
 // user message, the completed event carries end_turn:false. With
 // Config.Followups "client" (the default) both go to the client, which
 // records the message and samples again. With "proxy" the proxy re-asks the
@@ -109,7 +109,7 @@ const DefaultMaxRequestBytes = 64 << 20
 // maxErrorBody caps how much of an upstream error body is read.
 const maxErrorBody = 64 << 10
 
-// Follow-up modes (Config.Followups, DESIGN §10.4).
+// Follow-up modes (Config.Followups, docs/architecture.md#follow-ups).
 const (
 	// FollowupsClient streams a harness's follow-up user message and
 	// end_turn:false to the client, which samples again by itself.

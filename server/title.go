@@ -13,7 +13,7 @@ import (
 	"github.com/harnessflow/harnessflow/stages/metrics"
 )
 
-// titleRequest sends the turn's title request (DESIGN §10.7: opencode, and
+// titleRequest sends the turn's title request (docs/architecture.md#title-requests: opencode, and
 // claude-code on the messages wire, ask for a conversation title before the
 // first turn's main request) to the main request's path, with the same
 // credentials and headers, reads the whole answer and drops it. A failure —

@@ -9,7 +9,7 @@ import (
 )
 
 // JSONLinesSink writes one JSON object per line per ResponseEvent, in the
-// event JSON of DESIGN §5 ("type" first).
+// event JSON of docs/architecture.md#event-json ("type" first).
 type JSONLinesSink struct {
 	w         *bufio.Writer
 	buf       []byte

@@ -64,7 +64,8 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	maxDuration := fs.Duration("max-duration", 15*time.Minute, "give up after `D` (the whole run; the processes are stopped)")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of Markdown")
 	svgFile := fs.String("svg", "", "also write the latency chart to `FILE` (SVG)")
-	profileDir := fs.String("profile", "", "write CPU and heap profiles of serve under load to `DIR` (one pair per serve target and N)")
+	profileDir := fs.String("profile", "", "write CPU and heap profiles of the proxies under load to `DIR` (one pair per proxy and N)")
+	profileSecs := fs.Int("profile-seconds", 0, "length of the CPU profiles (default: most of the time left once every client started)")
 	bin := fs.String("bin", "", "the harnessflow `BINARY` the processes run (default: this one)")
 	var serveFlags stringList
 	fs.Var(&serveFlags, "serve-flag", "an extra flag for serve, e.g. --serve-flag=--mode=async (repeatable)")
@@ -135,7 +136,7 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 
 	b := &proxyBench{
 		bin: *bin, events: *events, interval: *interval, rounds: *rounds, ramp: *ramp, streamDur: streamDur,
-		harness: *harnessName, body: body, warm: warm, serveFlags: serveFlags, profileDir: *profileDir, log: stderr,
+		harness: *harnessName, body: body, warm: warm, serveFlags: serveFlags, profileDir: *profileDir, profileSecs: *profileSecs, log: stderr,
 	}
 	machine := benchmark.ReadMachine()
 	report := &benchmark.ProxyReport{
@@ -188,6 +189,7 @@ type proxyBench struct {
 	body, warm     []byte
 	serveFlags     []string
 	profileDir     string
+	profileSecs    int
 	log            io.Writer
 	upBaseURL      string
 }
@@ -255,6 +257,9 @@ func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.P
 		}
 		target.URL = proc.urls[0] + "/v1/chat/completions"
 		target.Debug = proc.urls[0] + "/debug/runtime"
+		if b.profileDir != "" {
+			opts.Ramped = b.profiler(proc.urls[0], fmt.Sprintf("N%d-%s", n, target.Name))
+		}
 	default:
 		proc, err = startChild(ctx, "serve", b.bin, append(b.serveArgs(b.upBaseURL+"/v1"), b.serveFlags...), listeningRE, debugRE)
 		if err != nil {
@@ -287,16 +292,22 @@ func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.P
 		if perr := proc.running(); perr != nil {
 			return nil, fmt.Errorf("%s during the run at N = %d: %w", target.Name, n, perr)
 		}
+		if run.Errors > 0 {
+			run.FirstError += " (the proxy's standard error ends: " + proc.stderrTail() + ")"
+		}
 	}
 	return run, nil
 }
 
-// profiler returns the hook that takes serve's CPU profile under load (for
+// profiler returns the hook that takes a proxy's CPU profile under load (for
 // most of the streams' remaining time) and then its heap profile, into
 // the profile directory as NAME.cpu.pprof and NAME.heap.pprof.
 func (b *proxyBench) profiler(debugBase, name string) func(context.Context) {
 	return func(ctx context.Context) {
-		secs := max(int((time.Duration(b.rounds)*b.streamDur-b.ramp).Seconds()*0.8), 1)
+		secs := b.profileSecs
+		if secs <= 0 {
+			secs = max(int((time.Duration(b.rounds)*b.streamDur-b.ramp).Seconds()*0.8), 1)
+		}
 		get := func(path, file string) {
 			client := &http.Client{Timeout: time.Duration(secs)*time.Second + 30*time.Second}
 			defer client.CloseIdleConnections()

@@ -13,7 +13,7 @@ import (
 
 // runParse implements `harnessflow parse --harness NAME [--variant V]
 // [FILE|-]`: one model reply through the harness's text-protocol parser,
-// one JSON object out (DESIGN §6).
+// one JSON object out (docs/architecture.md#harnessflow-parse).
 func runParse(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
 	fs.SetOutput(stderr)

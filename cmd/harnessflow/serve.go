@@ -18,7 +18,7 @@ import (
 )
 
 // runServe implements `harnessflow serve`: the Responses API proxy
-// (DESIGN §7) until ctx is cancelled (the first SIGINT or SIGTERM), then a
+// (docs/architecture.md#proxy) until ctx is cancelled (the first SIGINT or SIGTERM), then a
 // graceful shutdown: the streams in flight get --shutdown-grace to finish,
 // and the second signal (stopNow(ctx)) ends them at once. Without
 // --upstream it runs the scripted model in-process on a loopback port, so
@@ -230,7 +230,13 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	served := make(chan struct{})
 	go func() {
 		select {
-		case <-stopNow(ctx): // a second signal
+		case <-ctx.Done(): // the first signal
+			fmt.Fprintf(errOut, "harnessflow serve: stopping: the streams in flight get up to %s to finish; send the signal again to stop at once\n", *grace)
+		case <-served:
+			return
+		}
+		select {
+		case <-stopNow(ctx): // the second signal
 			srv.Stop()
 		case <-served:
 		}

@@ -16,7 +16,7 @@ import (
 
 // runShape implements `harnessflow shape [--harness NAME] --wire
 // chat|messages|responses [FILE|-]`: one engine Responses request in, one
-// JSON object out (DESIGN §6):
+// JSON object out (docs/architecture.md#harnessflow-shape):
 //
 //	{"path":"/chat/completions","body":{…},"title_request":null,"tool_kinds":{…}}
 //

@@ -1,5 +1,5 @@
-// Package minimal registers the "minimal" harness (SPEC §B.4): the smallest
-// agent that still works — its own short system prompt (prompts/minimal),
+// Package minimal registers the "minimal" harness (docs/request-shaping.md#minimal): the smallest
+// agent that still works — its own short system prompt (prompts/pack/minimal),
 // the client's function tools, and a history flattened the minimal way:
 //
 //   - an assistant text is sent at once, with the reasoning before it;

@@ -1,9 +1,9 @@
 // Package native registers the no-harness translation under the name
 // "native": on the chat wire the engine request is converted with the native
-// chat conversion (SPEC §B.2, stages/request) — with the provider quirks of
+// chat conversion (docs/request-shaping.md#native-chat-conversion, stages/request) — with the provider quirks of
 // the upstream and stream_options.include_usage on streaming bodies, so the
 // usage comes back — and on the responses wire it goes upstream as it is.
-// The messages wire has no native route (SPEC §D).
+// The messages wire has no native route (docs/routing.md#routing-matrix).
 //
 // Import it for its side effect:
 //
@@ -28,7 +28,7 @@ func Spec() harness.Spec {
 		Wires:       []harness.Wire{harness.WireResponses, harness.WireChat},
 		Request: func(env *harness.Env) (*pipeline.Graph, error) {
 			opts := env.RequestOptions()
-			opts.ReasoningControl = request.ReasoningDefault // SPEC §B.2 sends no reasoning switch
+			opts.ReasoningControl = request.ReasoningDefault // no reasoning switch: docs/request-shaping.md#body-fields
 			opts.IncludeUsage = true
 			return RequestGraph(env.Wire, opts)
 		},

@@ -26,7 +26,8 @@
 // Writes run as one Lua script (replace, drop the expired, add, evict while
 // over a limit), so concurrent replicas keep the counters right. The keys
 // the script drops are computed inside it, so it needs a single Redis server
-// (or a primary with replicas), not Redis Cluster.
+// (or a primary with replicas), not Redis Cluster; and Redis 6.2 or newer
+// (SET … PXAT).
 //
 // When Redis cannot be reached or fails, every call returns an error
 // wrapping [ErrUnavailable] (the proxy answers the requests that need the
@@ -228,8 +229,11 @@ func (s *Store) String() string {
 	if s.limits.MaxResponses > 0 {
 		parts = append(parts, fmt.Sprintf("at most %d responses", s.limits.MaxResponses))
 	}
-	if s.limits.MaxBytes > 0 {
-		parts = append(parts, fmt.Sprintf("at most %d bytes", s.limits.MaxBytes))
+	switch b := s.limits.MaxBytes; {
+	case b > 0 && b%(1<<20) == 0:
+		parts = append(parts, fmt.Sprintf("at most %d MiB", b>>20))
+	case b > 0:
+		parts = append(parts, fmt.Sprintf("at most %d bytes", b))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "no limits")

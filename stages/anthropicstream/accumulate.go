@@ -25,7 +25,7 @@ const (
 	DefaultToolIDPrefix = "toolu_"
 )
 
-// Markers (exact, SPEC C.2) that classify an upstream error as a context
+// Markers (exact; docs/streams.md#anthropic-messages-streams) that classify an upstream error as a context
 // window overflow.
 var contextMarkers = [...]string{"prompt is too long", "context window", "context length"}
 
@@ -34,7 +34,7 @@ var contextMarkers = [...]string{"prompt is too long", "context window", "contex
 const CodeContextLengthExceeded = "context_length_exceeded"
 
 // Accumulator is the anthropic.accumulate stage: it turns Events into the
-// engine's ResponseEvents (SPEC C.2). It implements
+// engine's ResponseEvents (docs/streams.md#anthropic-messages-streams). It implements
 // pipeline.Stage[Event, protocol.ResponseEvent] and
 // pipeline.Finisher[protocol.ResponseEvent]; it holds per-stream state.
 //

@@ -1,5 +1,5 @@
 // Package anthropicstream translates an Anthropic Messages stream into the
-// engine's ResponseEvents (SPEC §C.2). The graph (Graph) is
+// engine's ResponseEvents (docs/streams.md#anthropic-messages-streams). The graph (Graph) is
 //
 //	sse.decode → anthropic.decode → anthropic.accumulate
 //	[]byte       sse.Event          Event → protocol.ResponseEvent

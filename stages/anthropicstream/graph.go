@@ -7,7 +7,7 @@ import (
 )
 
 // Node and graph names. The node names are public insertion points: graphs
-// are edited by them (DESIGN §4).
+// are edited by them (docs/architecture.md#node-names).
 const (
 	DecodeName     = "anthropic.decode"
 	AccumulateName = "anthropic.accumulate"
@@ -19,7 +19,7 @@ type Options struct {
 	// SSE configures the sse.decode node.
 	SSE sse.Options
 	// CompactArguments re-encodes streamed tool arguments compactly (as the
-	// reference implementation does, SPEC C.2). By default they are passed
+	// reference implementation does; docs/streams.md#anthropic-messages-streams). By default they are passed
 	// on exactly as the model streamed them, which is what the fixtures
 	// pin; arguments that are not valid JSON are passed on verbatim either
 	// way.

@@ -15,7 +15,7 @@ import (
 // AccumulateName is the name of the chat.accumulate node.
 const AccumulateName = "chat.accumulate"
 
-// Fixed identifiers of the items a chat stream produces (SPEC C.1).
+// Fixed identifiers of the items a chat stream produces (docs/streams.md#chunks).
 const (
 	// MessageItemID is the id of the assistant message item.
 	MessageItemID = "chat-message-1"

@@ -1,5 +1,5 @@
 // Package chatstream translates an OpenAI Chat Completions response —
-// streamed (SSE) or unary — into the engine's ResponseEvents (SPEC §C.1).
+// streamed (SSE) or unary — into the engine's ResponseEvents (docs/streams.md#chat-completions-streams).
 //
 // The streaming graph (Graph) is
 //
@@ -24,7 +24,7 @@
 // Failed. ServerModel is emitted again whenever a chunk names another model.
 // Created is always emitted, before any item, even for a stream that fails
 // before its first chunk. An empty content string opens nothing (unlike the
-// reference, whose empty assistant message is noise; EDGE_CASES §25).
+// reference, whose empty assistant message is noise; docs/streams.md#nulls-and-empty-strings).
 //
 // # Endings
 //
@@ -72,7 +72,7 @@
 // finalizes by itself: calls are finalized at the end of the stream,
 // whatever the finish reason. Finalized calls become function_call,
 // namespaced function_call or custom_tool_call items per Options.ToolKinds
-// (SPEC C.1.3).
+// (docs/streams.md#finalizing-a-call).
 //
 // # Memory and speed
 //

@@ -130,7 +130,7 @@ func (f *finalizer) Finish(ctx context.Context, _ func(protocol.ResponseEvent)) 
 	return fmt.Errorf("%s: %w (no StepEnd)", FinalizeName, ErrNoEndMarker)
 }
 
-// fragment applies one tool-call fragment (SPEC C.1.2, EDGE_CASES C).
+// fragment applies one tool-call fragment (docs/streams.md#tool-call-slots).
 func (f *finalizer) fragment(t *ToolCall, chunk int, emit func(protocol.ResponseEvent)) error {
 	idx := f.slotIndex(t)
 	if idx > f.finalized && len(t.ID) > 0 && len(t.Name) > 0 {
@@ -250,7 +250,7 @@ func (f *finalizer) finalizeUntil(n, chunk int, emit func(protocol.ResponseEvent
 // bracket structure is followed incrementally, so the arguments are
 // validated (json.Valid) at most once, when their outer value closes: a
 // huge unfinished call is not rescanned each time another call's fragment
-// asks (EDGE 45).
+// asks (docs/streams.md#cost).
 func (sl *slot) complete() bool {
 	if sl.checked == len(sl.args)+1 {
 		return sl.whole
@@ -301,7 +301,7 @@ type argShape struct {
 	validated, valid bool
 }
 
-// finalizeSlot emits the done item of slot i (SPEC C.1.3).
+// finalizeSlot emits the done item of slot i (docs/streams.md#finalizing-a-call).
 func (f *finalizer) finalizeSlot(i int, emit func(protocol.ResponseEvent)) error {
 	sl := &f.slots[i]
 	sl.done = true

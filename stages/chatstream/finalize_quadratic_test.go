@@ -10,8 +10,8 @@ import (
 	"github.com/harnessflow/harnessflow/protocol"
 )
 
-// EDGE 45: a huge unfinished call interleaved with a parallel call whose
-// every fragment repeats its id and name (EDGE 16/17) must not re-validate
+// Linear cost (docs/streams.md#cost): a huge unfinished call interleaved with a parallel call whose
+// every fragment repeats its id and name (docs/streams.md#tool-call-slots) must not re-validate
 // the huge arguments on every fragment. The cost per fragment is shown by
 // this benchmark (ns/fragment stays flat as -n grows); correctness of the
 // incremental check is TestSlotCompleteIncremental's job.

@@ -29,7 +29,7 @@ type unaryStage struct {
 // fatal errors.
 //
 // Unlike the reference implementation, which merges every index-less call
-// of a unary message into slot 0 (SPEC C.1.6, a flagged defect), a
+// of a unary message into slot 0 (a known defect: docs/streams.md#unary-chat-responses), a
 // tool call without "index" gets its position in the tool_calls array as its
 // index, so two calls stay two calls.
 func NewUnaryStage(opts Options) pipeline.Stage[[]byte, Chunk] {

@@ -1,7 +1,7 @@
 // Package request holds the request-direction stages: they turn the engine's
 // Responses request (what Codex sends) into the body an upstream expects.
 //
-// The native chat graph (SPEC §B.2, the "chat-wire-compat" conversion) is
+// The native chat graph (docs/request-shaping.md#native-chat-conversion, the "chat-wire-compat" conversion) is
 //
 //	request.system → request.tools → request.history → request.options → request.provider → request.encode
 //
@@ -34,13 +34,13 @@
 // constructors (HistoryNode, ToolsNode, …), replacing or inserting nodes by
 // name.
 //
-// # Decisions where the specification leaves room
+// # Decisions beyond the reference implementation
 //
 //   - Tools the chat wire cannot carry (a tool type other than function,
 //     custom, namespace, tool_search, local_shell, image_generation and
 //     web_search; a namespace entry of another type; a second tool with a
 //     name already taken) are dropped with a debug log, never an error. The
-//     log line carries the SPEC's wording ("unsupported chat wire tool type:
+//     log line carries the reference's wording ("unsupported chat wire tool type:
 //     X"). Malformed tools — no type, a function, custom or namespace tool
 //     without a name — are errors.
 //   - A custom (freeform) tool inside a namespace (Codex "code mode": the

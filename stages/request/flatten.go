@@ -89,7 +89,7 @@ type FlattenPolicy struct {
 	// message with empty content).
 	DropTrailingReasoning bool
 	// CallName names a function call on the wire; nil uses the names of
-	// the converted tools (namespaced functions flattened, SPEC'd rules in
+	// the converted tools (namespaced functions flattened, naming rules in
 	// [ChatToolName]).
 	CallName func(namespace, name string) string
 	// LocalShellName and LocalShellArguments render a local_shell_call;
@@ -157,7 +157,7 @@ type FlattenPolicy struct {
 	SkipContextualDeveloper bool
 }
 
-// NativePolicy is the native chat conversion's policy (SPEC §B.2): texts
+// NativePolicy is the native chat conversion's policy (docs/request-shaping.md#history-flattening): texts
 // merged and held, user turns deferred while calls are open, unanswered
 // calls aborted, developer messages as user messages.
 var NativePolicy = FlattenPolicy{Defer: true}

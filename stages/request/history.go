@@ -12,7 +12,7 @@ import (
 	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
-// Chat tool names of the engine's built-in tools (SPEC §B.2).
+// Chat tool names of the engine's built-in tools (docs/request-shaping.md#tool-conversion).
 const (
 	ToolNameLocalShell      = "local_shell"
 	ToolNameToolSearch      = "tool_search"
@@ -27,7 +27,7 @@ const AbortedOutput = "aborted"
 // History returns the request.history stage: the engine history
 // (Request.Input) is flattened into the transcript with policy p (nil: the
 // native conversion). The native policy is the accumulate-and-flush rule of
-// SPEC §B.2:
+// docs/request-shaping.md#history-flattening:
 //
 //   - assistant texts are held and merged; tool calls (function, custom,
 //     local_shell, tool_search) are held with them; both are flushed into
@@ -61,7 +61,7 @@ func HistoryNode(opts Options, p *FlattenPolicy) pipeline.Node {
 		pipeline.Describe("history items → transcript (accumulate and flush)"))
 }
 
-// MessageContent converts a message's content items (SPEC §B.2): none → no
+// MessageContent converts a message's content items (docs/request-shaping.md#message-content): none → no
 // content; one text → a plain string; one image → [image_url]; one audio →
 // [input_audio]; several → an array of text, image_url and input_audio parts.
 // Items of unknown types are left out.

@@ -18,7 +18,7 @@ var (
 )
 
 // ApplyOptions returns the request.options stage: the body-level fields of
-// SPEC §B.2 are set from the engine request — model, stream, tool_choice,
+// docs/request-shaping.md#body-fields are set from the engine request — model, stream, tool_choice,
 // parallel_tool_calls, response_format (from text.format), service_tier,
 // store, verbosity (from text.verbosity) — and, when opts asks for them,
 // thinking (ThinkingToggle models) and reasoning_effort.
@@ -91,7 +91,7 @@ func OptionsNode(opts Options) pipeline.Node {
 }
 
 // ChatEffort maps a Responses reasoning effort to the chat wire's
-// reasoning_effort (SPEC §B.5): "" and "none" → "" (not sent); minimal, low →
+// reasoning_effort (docs/request-shaping.md#reasoning-switches): "" and "none" → "" (not sent); minimal, low →
 // low; medium → medium; high, xhigh, max, ultra → high; anything else is sent
 // as it is.
 func ChatEffort(effort string) string {

@@ -8,7 +8,7 @@ import (
 	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
-// Provider names an upstream whose chat bodies need cleaning (SPEC §B.1).
+// Provider names an upstream whose chat bodies need cleaning (docs/request-shaping.md#provider-quirks).
 type Provider string
 
 // Providers with body quirks.
@@ -61,7 +61,7 @@ func (o Options) provider() Provider {
 	return DetectProvider(o.BaseURL)
 }
 
-// ApplyProviderQuirks cleans a chat body for provider p, in place (SPEC §B.1).
+// ApplyProviderQuirks cleans a chat body for provider p, in place (docs/request-shaping.md#provider-quirks).
 // Fields kept in the body's Extra are cleaned too.
 func ApplyProviderQuirks(p Provider, b *chat.Request) {
 	switch p {
@@ -102,7 +102,7 @@ func capTokens(b *chat.Request, limit int64) {
 }
 
 // ProviderQuirks returns the request.provider stage: the provider body
-// quirks of SPEC §B.1 for the provider of opts (explicit, or detected from
+// quirks (docs/request-shaping.md#provider-quirks) for the provider of opts (explicit, or detected from
 // the base URL).
 func ProviderQuirks(opts Options) pipeline.Stage[*Shaping, *Shaping] {
 	p := opts.provider()

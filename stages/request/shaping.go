@@ -14,7 +14,7 @@ import (
 	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
-// Node names of the request graphs (DESIGN §4). Names are API: users insert,
+// Node names of the request graphs (docs/architecture.md#node-names). Names are API: users insert,
 // replace and wrap nodes by these names.
 const (
 	NodeSystem   = "request.system"
@@ -42,7 +42,7 @@ type Shaping struct {
 	// Tools are the tool definitions sent upstream (request.tools).
 	Tools []Tool
 	// ToolKinds maps each wire tool name to the engine tool kind it stands
-	// for (SPEC §B.3); request.tools fills it.
+	// for (docs/request-shaping.md#tool-kinds); request.tools fills it.
 	ToolKinds protocol.ToolKinds
 	// ToolNames gives the wire names of namespaced functions, for the calls
 	// of the history (request.tools fills it; request.history reads it).
@@ -88,7 +88,7 @@ func NewShaping(req *protocol.ResponsesRequest) *Shaping {
 }
 
 // Shaped is the result of a request graph: what goes upstream. Its JSON is
-// the output of `harnessflow shape` (DESIGN §6):
+// the output of `harnessflow shape` (docs/architecture.md#harnessflow-shape):
 // {"path":"/chat/completions","body":{…},"title_request":null,"tool_kinds":{…}}.
 type Shaped struct {
 	// Path is the upstream path relative to the base URL.
@@ -109,19 +109,19 @@ type Shaped struct {
 // configuration (the provider's base URL, what the model supports), not from
 // the request.
 type Options struct {
-	// BaseURL is the upstream's base URL. The provider body quirks (SPEC
-	// §B.1) are chosen from it by substring checks on the lowercased URL.
+	// BaseURL is the upstream's base URL. The provider body quirks
+	// (docs/request-shaping.md#provider-quirks) are chosen from it by substring checks on the lowercased URL.
 	BaseURL string
 	// Provider overrides the detection from BaseURL when not ProviderAuto.
 	Provider Provider
 	// ReasoningControl is the model's reasoning capability. With
 	// ReasoningThinkingToggle, request.options sends
 	// thinking:{"type":"disabled"} when the effort is "none" and
-	// {"type":"enabled"} otherwise (SPEC §B.4). The default sends nothing.
+	// {"type":"enabled"} otherwise (docs/request-shaping.md#reasoning-switches). The default sends nothing.
 	ReasoningControl ReasoningControl
 	// SendEffort makes request.options send reasoning_effort mapped from the
-	// request's reasoning.effort (SPEC §B.5 table). The native conversion
-	// never sends it (SPEC §B.2): real chat endpoints reject it next to tools.
+	// request's reasoning.effort (docs/request-shaping.md#reasoning-switches). The native conversion
+	// never sends it (docs/request-shaping.md#body-fields): real chat endpoints reject it next to tools.
 	SendEffort bool
 	// IncludeUsage makes request.options ask a streaming body for the
 	// usage chunk (stream_options.include_usage), unless the body already
@@ -165,7 +165,7 @@ func (f stage) Push(ctx context.Context, s *Shaping, emit func(*Shaping)) error 
 	return nil
 }
 
-// NewChatGraph returns the native chat request graph (SPEC §B.2):
+// NewChatGraph returns the native chat request graph (docs/request-shaping.md#native-chat-conversion):
 // request.system → request.tools → request.history → request.options →
 // request.provider → request.encode. Its input is *Shaping, its output
 // Shaped. request.tools comes before request.history because the calls of

@@ -38,8 +38,8 @@ const (
 
 // Tools returns the request.tools stage: the engine tools (the request's
 // "tools", then those of "additional_tools" input items) become the chat
-// tools array, and ToolKinds records what each chat name stands for (SPEC
-// §B.2, §B.3):
+// tools array, and ToolKinds records what each chat name stands for
+// (docs/request-shaping.md#tool-conversion):
 //
 //   - function → a function; kind function;
 //   - custom → a function taking {"input": string}; kind custom;
@@ -121,8 +121,8 @@ func (t sourcedTool) where() string {
 	return fmt.Sprintf("input[%d].tools[%d]", t.item, t.index)
 }
 
-// functionCallName is the wire name of a function call (SPEC §B.2
-// chat_function_call_name): the name request.tools gave a namespaced
+// functionCallName is the wire name of a function call
+// (docs/request-shaping.md#history-flattening): the name request.tools gave a namespaced
 // function, or the joined and sanitised name.
 func (s *Shaping) functionCallName(namespace, name string) string {
 	if namespace == "" {

@@ -35,7 +35,7 @@
 // first other event.
 //
 // response.incomplete (max_output_tokens or content_filter) is not an error
-// (the turn ended early, FORMATS §3): it completes the stream like
+// (the turn ended early; docs/streams.md#responses-streams): it completes the stream like
 // response.completed.
 //
 // finish_reason is in the Chat Completions vocabulary: "stop" for

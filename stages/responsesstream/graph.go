@@ -7,7 +7,7 @@ import (
 )
 
 // Node and graph names. The node name is a public insertion point: graphs
-// are edited by it (DESIGN §4).
+// are edited by it (docs/architecture.md#node-names).
 const (
 	DecodeName = "responses.decode"
 	GraphName  = "responses-response"

@@ -225,7 +225,11 @@ func (c *counter) check(body []byte) {
 			problem = fmt.Sprintf("conversation %s: answers of turns %v, want 1..%d", conv, answers, len(turns)-1)
 		}
 	}
-	if len(answers) != len(turns)-1 && problem == "" {
+	// opencode drops an assistant text that a user message follows (its
+	// history rule), so its conversations ("oc-…") carry no earlier answers.
+	if strings.HasPrefix(conv, "oc-") && len(answers) == 0 {
+		answers = nil
+	} else if len(answers) != len(turns)-1 && problem == "" {
 		problem = fmt.Sprintf("conversation %s turn %d: %d earlier answers, want %d", conv, len(turns), len(answers), len(turns)-1)
 	}
 	if problem != "" {
@@ -759,14 +763,34 @@ func drive(args []string) (bool, error) {
 	}) {
 		fmt.Printf("  %d × %s\n", seen[k], k)
 	}
-	afterOK, afterOn := 0, map[string]int{}
+	afterOK, afterOn, passed := 0, map[string]int{}, 0
 	for _, r := range after {
 		if r.terminal == "response.completed" && r.err == nil {
 			afterOK++
 		}
 		afterOn[r.replica]++
+		if strings.Contains(r.tried, ",") {
+			passed++
+		}
 	}
-	fmt.Printf("after the kill: %d requests, %d completed, served by %s\n", len(after), afterOK, distribution(afterOn, d.names))
+	retried, retriedOK := 0, 0
+	for _, v := range inFlight {
+		if v.replica != killName {
+			continue
+		}
+		retried++
+		for _, r := range after {
+			if r.conv == v.conv && r.turn == v.turn && r.terminal == "response.completed" && r.err == nil {
+				retriedOK++
+			}
+		}
+	}
+	fmt.Printf("after the kill: %d requests, %d completed, served by %s (%d first tried on %s, refused, passed on by nginx)\n",
+		len(after), afterOK, distribution(afterOn, d.names), passed, killName)
+	fmt.Printf("interrupted turns sent again from their last completed response: %d, completed on the other replica: %d\n", retried, retriedOK)
+	if retriedOK != retried {
+		fail("%d of %d interrupted turns did not complete when sent again", retried-retriedOK, retried)
+	}
 	fmt.Printf("errors: %d (outside the streams the kill cut)\n", errs)
 	fmt.Printf("wrong answers: %d; upstream history errors: %d\n", wrongs, histErrs)
 	if len(problems) > 0 {
