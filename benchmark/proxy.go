@@ -453,6 +453,7 @@ func (s *sampler) sample(ctx context.Context) {
 	pk.HeapLive, pk.HeapObjects = max(pk.HeapLive, rt.HeapLive), max(pk.HeapObjects, rt.HeapObjects)
 	pk.Stacks, pk.Total = max(pk.Stacks, rt.Stacks), max(pk.Total, rt.Total)
 	pk.Goroutines, pk.GCCycles, pk.GOMAXPROCS = max(pk.Goroutines, rt.Goroutines), rt.GCCycles, rt.GOMAXPROCS
+	pk.StackStart = max(pk.StackStart, rt.StackStart)
 }
 
 // end takes the figures after the run: the CPU now, and the goroutines

@@ -33,6 +33,9 @@ type RuntimeStats struct {
 	Goroutines uint64 `json:"goroutines"`
 	// GCCycles is the number of completed garbage collections.
 	GCCycles uint64 `json:"gc_cycles"`
+	// StackStart is the stack size new goroutines start with (the runtime
+	// sets it from the average stack it scanned).
+	StackStart uint64 `json:"stack_start_bytes"`
 	// GOMAXPROCS is the scheduler's parallelism.
 	GOMAXPROCS int `json:"gomaxprocs"`
 }
@@ -46,6 +49,7 @@ var runtimeSamples = []string{
 	"/memory/classes/heap/released:bytes",
 	"/sched/goroutines:goroutines",
 	"/gc/cycles/total:gc-cycles",
+	"/gc/stack/starting-size:bytes",
 }
 
 // ReadRuntimeStats reads this process's RuntimeStats.
@@ -69,6 +73,7 @@ func ReadRuntimeStats() RuntimeStats {
 		Total:       total - min(released, total),
 		Goroutines:  v(5),
 		GCCycles:    v(6),
+		StackStart:  v(7),
 		GOMAXPROCS:  runtime.GOMAXPROCS(0),
 	}
 }

@@ -72,7 +72,7 @@ func (h *history) Policy() request.FlattenPolicy {
 		SkipEmpty:             true,
 		ContentText:           true,
 		DiscardUnanswered:     true,
-		DiscardText:           true,
+		DiscardText:           false, // keep earlier answers (see the package doc)
 		DropOrphans:           true,
 		BlankCallContent:      true,
 		DropReasoning:         true,

@@ -51,7 +51,10 @@
 // assistant message (content "" when there is no text) and then itself,
 // but only when its call still waits for it — orphans are dropped. A user
 // message that is not the engine's context first discards the unanswered
-// calls and the held text, then goes as its text JSON-quoted (the JSON
+// calls (the held text is kept and sent: the fork drops it too, so the
+// model would never see its own earlier answers in a conversation of
+// several turns — a bug for an agent, which we do not reproduce), then goes
+// as its text JSON-quoted (the JSON
 // string with its quotes, the escapes \n and \\n turned back into
 // newlines) for the main agent, as raw text for the search and task
 // agents. A developer message does the same discarding and goes as a user
