@@ -239,7 +239,18 @@ func TestCodexTerminus2Plain(t *testing.T) {
 		command = "printf '%s route ok\\n' plain | tee proof.txt"
 		output  = "plain route ok"
 	)
-	p := startProxy(t, terminusScript(command), func(c *server.Config) { c.Models = models })
+	// The mode comes from the model table, or from the deployment's
+	// variants (what `serve --terminus-exec plain` sets).
+	for name, opt := range map[string]func(*server.Config){
+		"model-table":   func(c *server.Config) { c.Models = models },
+		"terminus-exec": func(c *server.Config) { c.Variants = map[string]string{harness.NameTerminus2: "plain"} },
+	} {
+		t.Run(name, func(t *testing.T) { terminusPlain(t, bin, command, output, opt) })
+	}
+}
+
+func terminusPlain(t *testing.T, bin, command, output string, opt func(*server.Config)) {
+	p := startProxy(t, terminusScript(command), opt)
 	run := runCodex(t, bin, p.url+"/h/terminus-2/v1", true)
 	if run.exitCode != 0 {
 		t.Fatalf("codex exited with %d, want 0\n%s", run.exitCode, run)

@@ -30,9 +30,31 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives debug records; nil means slog.Default().
 	Logger *slog.Logger
+	// Variants picks harness variants for every model, harness name →
+	// variant (e.g. "terminus-2": "plain"); an entry replaces the variant
+	// the model table gives that harness.
+	Variants map[string]string
 	// Unbridged, when set, is told of every call to a harness-native tool
 	// that reaches the client without a bridge (for metrics).
 	Unbridged func(harness, tool string)
+}
+
+// modelCaps is the model table's entry for model with the configured
+// variants applied (on a copy: the table is shared).
+func (c Config) modelCaps(model string) ModelCaps {
+	caps := c.Models.Lookup(model)
+	if len(c.Variants) == 0 {
+		return caps
+	}
+	vs := make(map[string]string, len(caps.Variants)+len(c.Variants))
+	for h, v := range caps.Variants {
+		vs[h] = v
+	}
+	for h, v := range c.Variants {
+		vs[h] = v
+	}
+	caps.Variants = vs
+	return caps
 }
 
 func (c Config) wire() Wire {
@@ -92,7 +114,7 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 		Route:           route,
 		Wire:            wire,
 		BaseURL:         cfg.BaseURL,
-		Model:           cfg.Models.Lookup(req.Model),
+		Model:           cfg.modelCaps(req.Model),
 		Prompts:         pack,
 		Now:             t,
 		Workspace:       ParseWorkspace(req.Input, Workspace{Date: t.Format(time.DateOnly)}),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +175,33 @@ func TestPlanEnv(t *testing.T) {
 	}
 	if _, err := harness.Prepare(harness.Config{}, harness.NameKimiCode, req, nil); err == nil || !strings.Contains(err.Error(), "not available in this build") {
 		t.Errorf("unregistered harness: %v", err)
+	}
+}
+
+// Configured variants replace the model table's for their harness, on a
+// copy: the table itself is unchanged.
+func TestConfigVariants(t *testing.T) {
+	dir := t.TempDir()
+	f := dir + "/models.json"
+	if err := os.WriteFile(f, []byte(`[{"match":"m","variants":{"terminus-2":"xml","mini-swe-agent":"text"}}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	models, err := harness.LoadModelTable(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &protocol.ResponsesRequest{Model: "m"}
+	turn, err := harness.Prepare(harness.Config{Models: models, Variants: map[string]string{"terminus-2": "plain"}}, testHarness, req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := turn.Env.Model.Variant("terminus-2"); got != "plain" {
+		t.Errorf("terminus-2 variant %q, want plain", got)
+	}
+	if got := turn.Env.Model.Variant("mini-swe-agent"); got != "text" {
+		t.Errorf("mini-swe-agent variant %q, want the table's text", got)
+	}
+	if got := models.Lookup("m").Variant("terminus-2"); got != "xml" {
+		t.Errorf("the table changed: %q", got)
 	}
 }

@@ -169,6 +169,9 @@ type Config struct {
 	// Now is the clock of the harnesses' prompts (dates, times); nil means
 	// time.Now.
 	Now func() time.Time
+	// Variants picks harness variants for every model (harness name →
+	// variant, e.g. "terminus-2": "plain"), over the model table's.
+	Variants map[string]string
 	// Models gives the model capabilities used in shaping (thinking toggle,
 	// reasoning levels); nil means the built-in table.
 	Models *harness.ModelTable

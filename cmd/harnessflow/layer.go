@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/prompts"
@@ -11,18 +12,54 @@ import (
 // layerFlags are the flags that configure how turns are planned, shared by
 // serve, shape, translate and graph so that they plan alike.
 type layerFlags struct {
-	prompts   *string
-	modelCaps *string
+	prompts      *string
+	modelCaps    *string
+	variants     variantFlag
+	terminusExec *string
+}
+
+// variantFlag collects --variant HARNESS=VALUE flags.
+type variantFlag map[string]string
+
+func (v variantFlag) String() string { return "" }
+
+func (v variantFlag) Set(s string) error {
+	h, val, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(h) == "" {
+		return fmt.Errorf("want HARNESS=VARIANT, got %q", s)
+	}
+	v[strings.TrimSpace(h)] = strings.TrimSpace(val)
+	return nil
 }
 
 func (l *layerFlags) register(fs *flag.FlagSet) {
 	l.prompts = fs.String("prompts", "", "prompt pack `DIR` overlaid on the embedded one (DIR/HARNESS/NAME.tmpl, markers.json)")
+	l.variants = variantFlag{}
+	fs.Var(l.variants, "variant", "harness variant for every model, `HARNESS=VARIANT` (repeatable; e.g. mini-swe-agent=text, terminus-2=xml,plain)")
+	l.terminusExec = fs.String("terminus-exec", "", "terminus-2 execution: tmux (default, as the original) or plain bash, for clients without tmux")
 	l.modelCaps = fs.String("model-caps", "", "model capabilities `FILE` (JSON array of {\"match\",\"reasoning\",\"efforts\",\"max_output_tokens\",\"variants\"})")
 }
 
 // config returns the planning configuration for wire and base URL.
 func (l *layerFlags) config(wire harness.Wire, baseURL string) (harness.Config, error) {
 	cfg := harness.Config{Wire: wire, BaseURL: baseURL}
+	if len(l.variants) > 0 || *l.terminusExec != "" {
+		cfg.Variants = map[string]string{}
+		for h, v := range l.variants {
+			cfg.Variants[h] = v
+		}
+		switch e := *l.terminusExec; e {
+		case "":
+		case "tmux", "plain":
+			if v := cfg.Variants[harness.NameTerminus2]; v != "" {
+				cfg.Variants[harness.NameTerminus2] = v + "," + e
+			} else {
+				cfg.Variants[harness.NameTerminus2] = e
+			}
+		default:
+			return cfg, fmt.Errorf("--terminus-exec: want tmux or plain, got %q", e)
+		}
+	}
 	if *l.prompts != "" {
 		p, err := prompts.Load(*l.prompts)
 		if err != nil {

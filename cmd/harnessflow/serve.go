@@ -166,6 +166,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 
 		Models:            planCfg.Models,
 		Prompts:           planCfg.Prompts,
+		Variants:          planCfg.Variants,
 		Followups:         *followups,
 		MaxFollowupRounds: *maxRounds,
 		MaxEventBytes:     *maxEvent,
