@@ -35,5 +35,12 @@ if [ -z "${HARNESSFLOW_CODEX:-}" ]; then
 fi
 echo "e2e-codex: using $HARNESSFLOW_CODEX ($("$HARNESSFLOW_CODEX" --version))" >&2
 
+# The terminus-2 route types into tmux on the client's machine.
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "e2e-codex: installing tmux (apt-get) for the terminus-2 route" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null; } ||
+    echo "e2e-codex: tmux could not be installed; the terminus-2 tmux tests will skip" >&2
+fi
+
 cd "$root"
 HARNESSFLOW_CODEX="$HARNESSFLOW_CODEX" exec go test ./e2e -run Codex -v -count=1 "$@"
