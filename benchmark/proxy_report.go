@@ -258,11 +258,22 @@ func (r *ProxyReport) SVG() ([]byte, error) {
 			targets = append(targets, run.Target)
 		}
 	}
-	colorOf := func(t string, i int) string {
+	// The proxies measured get the palette's colours that the direct and
+	// pass-through lines do not use, in order.
+	var free []string
+	for _, c := range chart.Palette {
+		if c != targetColors[TargetDirect] && c != targetColors[TargetPassThrough] {
+			free = append(free, c)
+		}
+	}
+	next := 0
+	colorOf := func(t string) string {
 		if c, ok := targetColors[t]; ok {
 			return c
 		}
-		return chart.Palette[i%6]
+		c := free[next%len(free)]
+		next++
+		return c
 	}
 	notes := append([]string{r.Machine.String()}, r.Setup...)
 	lat := chart.Lines{
@@ -271,6 +282,8 @@ func (r *ProxyReport) SVG() ([]byte, error) {
 		XAxis: "concurrent streams N (log scale)",
 		YAxis: "latency per event, ms (log scale)",
 		XLog:  true, YLog: true,
+		// Wide enough for a legend of two lines per target in one row.
+		Width: 1300, Height: 640,
 	}
 	added := chart.Lines{
 		Title: r.Title + ": p99 latency added by the proxy (minus direct)",
@@ -278,9 +291,10 @@ func (r *ProxyReport) SVG() ([]byte, error) {
 		XAxis: "concurrent streams N (log scale)",
 		YAxis: "p99 added latency per event, ms (log scale)",
 		XLog:  true, YLog: true,
+		Width: 1300, Height: 560,
 	}
-	for i, t := range targets {
-		c := colorOf(t, i)
+	for _, t := range targets {
+		c := colorOf(t)
 		p99 := chart.Line{Series: chart.Series{Name: t + " p99", Color: c}}
 		p50 := chart.Line{Series: chart.Series{Name: t + " p50", Color: c}, Dashed: true}
 		add := chart.Line{Series: chart.Series{Name: t, Color: c}}

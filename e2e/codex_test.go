@@ -104,19 +104,7 @@ func TestCodex(t *testing.T) {
 		}}
 		p := startProxy(t, script)
 		run := runCodex(t, bin, p.url+"/h/native/v1", true)
-		if run.exitCode != 0 {
-			t.Fatalf("codex exited with %d, want 0\n%s", run.exitCode, run)
-		}
-		ev := parseEvents(t, run)
-		if cmd := ev.command(t, "proof.txt"); !strings.Contains(cmd.AggregatedOutput, output) {
-			t.Errorf("command output = %q, want it to contain %q", cmd.AggregatedOutput, output)
-		}
-		if data, err := os.ReadFile(filepath.Join(run.workDir, "proof.txt")); err != nil || strings.TrimSpace(string(data)) != output {
-			t.Errorf("work dir proof.txt = %q, %v; want %q", data, err, output)
-		}
-		if final := ev.finalMessage(t); !strings.Contains(final, "The shell said: "+output) {
-			t.Errorf("final message does not quote the tool output %q:\n%s", output, final)
-		}
+		checkProofRun(t, run, output)
 		p.stop(t)
 		p.checkCompleted(t, "/h/native/v1/responses", "native", 2)
 	})
@@ -136,19 +124,7 @@ func TestCodex(t *testing.T) {
 			if hr.after != nil {
 				hr.after(t, run)
 			}
-			if run.exitCode != 0 {
-				t.Fatalf("codex exited with %d, want 0\n%s", run.exitCode, run)
-			}
-			ev := parseEvents(t, run)
-			if cmd := ev.command(t, "proof.txt"); !strings.Contains(cmd.AggregatedOutput, output) {
-				t.Errorf("command output = %q, want it to contain %q", cmd.AggregatedOutput, output)
-			}
-			if data, err := os.ReadFile(filepath.Join(run.workDir, "proof.txt")); err != nil || strings.TrimSpace(string(data)) != output {
-				t.Errorf("work dir proof.txt = %q, %v; want %q", data, err, output)
-			}
-			if final := ev.finalMessage(t); !strings.Contains(final, "The shell said: "+output) {
-				t.Errorf("final message does not quote the tool output %q:\n%s", output, final)
-			}
+			final := checkProofRun(t, run, output)
 			p.stop(t)
 			p.checkUpstream(t, "/h/"+hr.name+"/v1/responses", hr.name, 2, 2+hr.titles)
 			bodies := p.upstreamBodies()
@@ -162,7 +138,7 @@ func TestCodex(t *testing.T) {
 					t.Errorf("upstream requests: %v", err)
 				}
 			}
-			t.Logf("codex final message: %s", ev.finalMessage(t))
+			t.Logf("codex final message: %s", final)
 		})
 	}
 
@@ -609,6 +585,46 @@ type codexItem struct {
 	AggregatedOutput string `json:"aggregated_output"`
 	ExitCode         *int   `json:"exit_code"`
 	Status           string `json:"status"`
+}
+
+// codexModelVariant loads a model table, written to a temporary file, that
+// picks variant of harness for Codex's model.
+func codexModelVariant(t *testing.T, harnessName, variant string) *harness.ModelTable {
+	t.Helper()
+	caps := filepath.Join(t.TempDir(), "models.json")
+	table := `[{"match":"` + codexModel + `","variants":{"` + harnessName + `":"` + variant + `"}}]`
+	if err := os.WriteFile(caps, []byte(table), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	models, err := harness.LoadModelTable(caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return models
+}
+
+// checkProofRun checks a Codex run whose task was one shell command that
+// prints output and writes it to proof.txt: Codex exited 0, the command ran
+// and printed output, the work directory's proof.txt holds it, and the
+// final message quotes it after "The shell said: ". It returns the final
+// message for the caller's own checks.
+func checkProofRun(t *testing.T, run codexRun, output string) string {
+	t.Helper()
+	if run.exitCode != 0 {
+		t.Fatalf("codex exited with %d, want 0\n%s", run.exitCode, run)
+	}
+	ev := parseEvents(t, run)
+	if cmd := ev.command(t, "proof.txt"); !strings.Contains(cmd.AggregatedOutput, output) {
+		t.Errorf("command output = %q, want it to contain %q", cmd.AggregatedOutput, output)
+	}
+	if data, err := os.ReadFile(filepath.Join(run.workDir, "proof.txt")); err != nil || strings.TrimSpace(string(data)) != output {
+		t.Errorf("work dir proof.txt = %q, %v; want %q", data, err, output)
+	}
+	final := ev.finalMessage(t)
+	if !strings.Contains(final, "The shell said: "+output) {
+		t.Errorf("final message does not quote the tool output %q:\n%s", output, final)
+	}
+	return final
 }
 
 // parseEvents decodes stdout of a --json run and checks that its one turn

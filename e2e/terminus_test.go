@@ -158,19 +158,9 @@ func TestCodexTerminus2Followups(t *testing.T) {
 			p := startProxy(t, script, func(c *server.Config) { c.Followups = mode })
 			run := runCodex(t, bin, p.url+"/h/terminus-2/v1", true)
 			stopTmux(t, run)
-			if run.exitCode != 0 {
-				t.Fatalf("codex exited with %d, want 0\n%s", run.exitCode, run)
-			}
-			ev := parseEvents(t, run)
-			if cmd := ev.command(t, "proof.txt"); !strings.Contains(cmd.AggregatedOutput, output) {
-				t.Errorf("command output = %q, want it to contain %q", cmd.AggregatedOutput, output)
-			}
-			if data, err := os.ReadFile(filepath.Join(run.workDir, "proof.txt")); err != nil || strings.TrimSpace(string(data)) != output {
-				t.Errorf("work dir proof.txt = %q, %v; want %q", data, err, output)
-			}
-			final := ev.finalMessage(t)
-			if !strings.Contains(final, "The shell said: "+output) || !strings.Contains(final, `"task_complete":true`) {
-				t.Errorf("final message is not the confirming reply quoting %q:\n%s", output, final)
+			final := checkProofRun(t, run, output)
+			if !strings.Contains(final, `"task_complete":true`) {
+				t.Errorf("final message is not the confirming reply:\n%s", final)
 			}
 			p.stop(t)
 			// Client mode: Codex makes the four requests. Proxy mode: the
@@ -227,14 +217,7 @@ func TestCodexTerminus2Plain(t *testing.T) {
 	if bin == "" {
 		t.Skipf("set %s to a Codex CLI binary to run (scripts/e2e-codex.sh does)", codexEnv)
 	}
-	caps := filepath.Join(t.TempDir(), "models.json")
-	if err := os.WriteFile(caps, []byte(`[{"match":"`+codexModel+`","variants":{"terminus-2":"plain"}}]`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	models, err := harness.LoadModelTable(caps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	models := codexModelVariant(t, "terminus-2", "plain")
 	const (
 		command = "printf '%s route ok\\n' plain | tee proof.txt"
 		output  = "plain route ok"

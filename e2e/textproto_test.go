@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/server"
 	"github.com/harnessflow/harnessflow/server/scripted"
 )
@@ -164,20 +162,7 @@ func TestCodexTextProtocolFollowups(t *testing.T) {
 				output := r.name + " followup ok"
 				p := startProxy(t, r.script(command), func(c *server.Config) { c.Followups = mode })
 				run := runCodex(t, bin, p.url+"/h/"+r.name+"/v1", true)
-				if run.exitCode != 0 {
-					t.Fatalf("codex exited with %d, want 0\n%s", run.exitCode, run)
-				}
-				ev := parseEvents(t, run)
-				if cmd := ev.command(t, "proof.txt"); !strings.Contains(cmd.AggregatedOutput, output) {
-					t.Errorf("command output = %q, want it to contain %q", cmd.AggregatedOutput, output)
-				}
-				if data, err := os.ReadFile(filepath.Join(run.workDir, "proof.txt")); err != nil || strings.TrimSpace(string(data)) != output {
-					t.Errorf("work dir proof.txt = %q, %v; want %q", data, err, output)
-				}
-				final := ev.finalMessage(t)
-				if !strings.Contains(final, "The shell said: "+output) {
-					t.Errorf("final message does not quote the tool output %q:\n%s", output, final)
-				}
+				final := checkProofRun(t, run, output)
 				p.stop(t)
 				// Client mode: Codex makes the three requests. Proxy mode:
 				// the proxy asks twice for Codex's first request.
@@ -206,14 +191,7 @@ func TestCodexMiniSWETextMode(t *testing.T) {
 	if bin == "" {
 		t.Skipf("set %s to a Codex CLI binary to run (scripts/e2e-codex.sh does)", codexEnv)
 	}
-	caps := filepath.Join(t.TempDir(), "models.json")
-	if err := os.WriteFile(caps, []byte(`[{"match":"`+codexModel+`","variants":{"mini-swe-agent":"text"}}]`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	models, err := harness.LoadModelTable(caps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	models := codexModelVariant(t, "mini-swe-agent", "text")
 	const (
 		command = "printf 'mini text mode ok\\n' | tee proof.txt"
 		output  = "mini text mode ok"
@@ -225,20 +203,7 @@ func TestCodexMiniSWETextMode(t *testing.T) {
 	}}
 	p := startProxy(t, script, func(c *server.Config) { c.Models = models })
 	run := runCodex(t, bin, p.url+"/h/mini-swe-agent/v1", true)
-	if run.exitCode != 0 {
-		t.Fatalf("codex exited with %d, want 0\n%s", run.exitCode, run)
-	}
-	ev := parseEvents(t, run)
-	if cmd := ev.command(t, "proof.txt"); !strings.Contains(cmd.AggregatedOutput, output) {
-		t.Errorf("command output = %q, want it to contain %q", cmd.AggregatedOutput, output)
-	}
-	if data, err := os.ReadFile(filepath.Join(run.workDir, "proof.txt")); err != nil || strings.TrimSpace(string(data)) != output {
-		t.Errorf("work dir proof.txt = %q, %v; want %q", data, err, output)
-	}
-	final := ev.finalMessage(t)
-	if !strings.Contains(final, "The shell said: "+output) {
-		t.Errorf("final message does not quote the tool output %q:\n%s", output, final)
-	}
+	final := checkProofRun(t, run, output)
 	p.stop(t)
 	p.checkCompleted(t, "/h/mini-swe-agent/v1/responses", "mini-swe-agent", 2)
 	for i, b := range p.upstreamBodies() {

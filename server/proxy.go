@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/sources"
@@ -93,13 +93,14 @@ func (s *Server) planConfig() harness.Config {
 		Prompts:   s.cfg.Prompts,
 		Logger:    s.log,
 		Now:       s.cfg.Now,
+		Variants:  s.cfg.Variants,
 		Unbridged: s.metrics.UnbridgedCall,
 	}
 }
 
 // proxy serves one request and returns the HTTP status and the outcome.
 func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int, string) {
-	if err := s.cfg.Check(); err != nil {
+	if err := s.checked.err; err != nil {
 		x.err = err
 		return writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
 	}
@@ -226,7 +227,7 @@ func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Reques
 // upstreamRequest builds a POST of body to the shaped request's path, with
 // its query and headers, and the upstream's credentials.
 func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, shaped request.Shaped, body []byte) (*http.Request, error) {
-	base, err := parseBase(s.cfg.Upstream)
+	base, err := s.checked.base, s.checked.err
 	if err != nil {
 		return nil, err
 	}
@@ -284,12 +285,29 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, shaped re
 	return up, nil
 }
 
-// bodyStreams reports whether a JSON request body has "stream": true.
+// bodyStreams reports whether a JSON request body has "stream": true (as
+// encoding/json would read it into a *bool field: the key matched without
+// regard to case, the last one wins, a document that is not valid JSON or
+// a value that is not a boolean is false). It reads the top level only,
+// skipping the other values without decoding them: a long conversation's
+// body is scanned once, not decoded.
 func bodyStreams(body []byte) bool {
-	var b struct {
-		Stream *bool `json:"stream"`
-	}
-	return json.Unmarshal(body, &b) == nil && b.Stream != nil && *b.Stream
+	var sc jsonx.Scanner
+	stream, typeErr := false, false
+	ok := sc.ParseObject(body, func(key []byte) bool {
+		if bytes.EqualFold(key, []byte("stream")) {
+			switch sc.Kind() {
+			case jsonx.KindTrue:
+				stream = true
+			case jsonx.KindFalse, jsonx.KindNull:
+				stream = false
+			default:
+				typeErr = true
+			}
+		}
+		return sc.Skip()
+	})
+	return ok && !typeErr && stream
 }
 
 // unary reports whether the upstream's answer is one JSON body rather than a

@@ -324,6 +324,8 @@ type Server struct {
 	store        Store        // nil with Config.NoStore (store_resolve.go)
 	storeMetrics storeMetrics // its use, for /metrics
 
+	checked upstreamBase // Config.Check and the upstream's base URL, once (transport.go)
+
 	inflight atomic.Int64  // requests being served
 	stop     chan struct{} // closed by Stop
 	stopOnce sync.Once
@@ -348,6 +350,7 @@ func New(cfg Config) *Server {
 	if s.cfg.MaxRequestBytes <= 0 {
 		s.cfg.MaxRequestBytes = DefaultMaxRequestBytes
 	}
+	s.checked = checkUpstream(s.cfg)
 	mux := http.NewServeMux()
 	responses := s.authenticate(s.handleResponses)
 	mux.HandleFunc("POST /v1/responses", responses)

@@ -119,8 +119,8 @@ type memEntry struct {
 	key, scope, id string
 	model          string
 	created        time.Time
-	input          []byte   // JSON array
-	output         [][]byte // JSON of each output item
+	input          []byte            // JSON array
+	output         []json.RawMessage // JSON of each output item
 	itemIDs        []string
 	size           int64
 }
@@ -146,6 +146,58 @@ func (m *MemoryStore) Limits() StoreLimits { return m.limits }
 
 func scopedKey(scope, id string) string { return scope + "\x00" + id }
 
+// EncodedResponse is a StoredResponse in the JSON form a Store keeps.
+type EncodedResponse struct {
+	Input   []byte            // the JSON array of the input items
+	Output  []json.RawMessage // the JSON of each output item
+	ItemIDs []string          // each output item's id ("" when it has none)
+	// Size is what StoreLimits.MaxBytes counts: the JSON above, the item
+	// ids, the scope, the response id and the model, plus one byte. Every
+	// Store counts it so, so that a limit means the same in each.
+	Size int64
+}
+
+// EncodeStoredResponse encodes r, to be kept under scope. Its errors read
+// "put ID: input: …" or "put ID: output item N: …"; the caller prefixes
+// its store's name.
+func EncodeStoredResponse(scope string, r *StoredResponse) (EncodedResponse, error) {
+	var enc EncodedResponse
+	var err error
+	if enc.Input, err = json.Marshal(r.Input); err != nil {
+		return EncodedResponse{}, fmt.Errorf("put %s: input: %w", r.ID, err)
+	}
+	enc.Size = int64(len(enc.Input) + len(scope) + 1 + len(r.ID) + len(r.Model))
+	for i, it := range r.Output {
+		b, err := protocol.MarshalItem(it)
+		if err != nil {
+			return EncodedResponse{}, fmt.Errorf("put %s: output item %d: %w", r.ID, i, err)
+		}
+		enc.Output = append(enc.Output, b)
+		id := protocol.ItemID(it)
+		enc.ItemIDs = append(enc.ItemIDs, id)
+		enc.Size += int64(len(b) + len(id))
+	}
+	return enc, nil
+}
+
+// DecodeStoredResponse rebuilds a StoredResponse from what
+// EncodeStoredResponse made of it. Its errors read "input: …" or "output
+// item N: …"; the caller prefixes its store's name and the response id.
+func DecodeStoredResponse(id, model string, created time.Time, input []byte, output []json.RawMessage) (*StoredResponse, error) {
+	r := &StoredResponse{ID: id, Model: model, CreatedAt: created}
+	if err := json.Unmarshal(input, &r.Input); err != nil {
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	for i, b := range output {
+		it, err := protocol.UnmarshalItem(b)
+		if err != nil {
+			return nil, fmt.Errorf("output item %d: %w", i, err)
+		}
+		r.Output = append(r.Output, it)
+	}
+	return r, nil
+}
+
 // Put keeps r under scope. A response whose JSON alone is over MaxBytes is
 // not kept (an error wrapping ErrNotStored says so).
 func (m *MemoryStore) Put(_ context.Context, scope string, r *StoredResponse) error {
@@ -153,21 +205,11 @@ func (m *MemoryStore) Put(_ context.Context, scope string, r *StoredResponse) er
 		return errors.New("store: put: a response without id")
 	}
 	e := &memEntry{key: scopedKey(scope, r.ID), scope: scope, id: r.ID, model: r.Model, created: r.CreatedAt}
-	var err error
-	if e.input, err = json.Marshal(r.Input); err != nil {
-		return fmt.Errorf("store: put %s: input: %w", r.ID, err)
+	enc, err := EncodeStoredResponse(scope, r)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
 	}
-	e.size = int64(len(e.input) + len(e.key) + len(e.model))
-	for i, it := range r.Output {
-		b, err := protocol.MarshalItem(it)
-		if err != nil {
-			return fmt.Errorf("store: put %s: output item %d: %w", r.ID, i, err)
-		}
-		e.output = append(e.output, b)
-		id := protocol.ItemID(it)
-		e.itemIDs = append(e.itemIDs, id)
-		e.size += int64(len(b) + len(id))
-	}
+	e.input, e.output, e.itemIDs, e.size = enc.Input, enc.Output, enc.ItemIDs, enc.Size
 	if e.created.IsZero() {
 		e.created = m.now()
 	}
@@ -244,16 +286,9 @@ func (m *MemoryStore) Get(_ context.Context, scope, id string) (*StoredResponse,
 	if !ok {
 		return nil, fmt.Errorf("store: response %q: %w", id, ErrNotStored)
 	}
-	r := &StoredResponse{ID: e.id, Model: e.model, CreatedAt: e.created}
-	if err := json.Unmarshal(e.input, &r.Input); err != nil {
-		return nil, fmt.Errorf("store: response %q: input: %w", id, err)
-	}
-	for i, b := range e.output {
-		it, err := protocol.UnmarshalItem(b)
-		if err != nil {
-			return nil, fmt.Errorf("store: response %q: output item %d: %w", id, i, err)
-		}
-		r.Output = append(r.Output, it)
+	r, err := DecodeStoredResponse(e.id, e.model, e.created, e.input, e.output)
+	if err != nil {
+		return nil, fmt.Errorf("store: response %q: %w", id, err)
 	}
 	return r, nil
 }

@@ -20,3 +20,20 @@ func upstreamTransport(idle int) *http.Transport {
 	t.MaxIdleConnsPerHost = idle
 	return t
 }
+
+// upstreamBase is what a request needs of the configuration, computed once
+// by New (the configuration does not change after it): Config.Check's
+// verdict and the upstream's base URL without a trailing slash.
+type upstreamBase struct {
+	base string
+	err  error
+}
+
+// checkUpstream checks cfg and parses its upstream URL.
+func checkUpstream(cfg Config) upstreamBase {
+	if err := cfg.Check(); err != nil {
+		return upstreamBase{err: err}
+	}
+	base, err := parseBase(cfg.Upstream)
+	return upstreamBase{base: base, err: err}
+}

@@ -63,6 +63,7 @@ func runBench(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "Measures the graph serve runs for a harness and wire over a corpus: per stage and end to end,")
 		fmt.Fprintln(stderr, "events/s, MB/s, ns/event and allocations/event, fused and async side by side, and the official")
 		fmt.Fprintln(stderr, "SDK's accumulator on the same bytes in the same run. Prints a Markdown table (or JSON).")
+		fmt.Fprintln(stderr, "harnessflow bench proxy measures serve under load instead (see harnessflow bench proxy --help).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(reorder(fs, args)); err != nil {

@@ -38,6 +38,70 @@ func (a args) need(k string) (string, error) {
 	return s, err
 }
 
+// argReader reads one call's arguments for a spec; the first error sticks
+// and later reads give zero values. An empty key (the tool has no such
+// argument) reads as the zero value.
+type argReader struct {
+	a   args
+	err error
+}
+
+func (r *argReader) need(k string) string {
+	if r.err != nil {
+		return ""
+	}
+	s, err := r.a.need(k)
+	r.err = err
+	return s
+}
+
+func (r *argReader) str(k string) string {
+	if r.err != nil || k == "" {
+		return ""
+	}
+	s, err := r.a.str(k)
+	r.err = err
+	return s
+}
+
+func (r *argReader) int(k string) int64 {
+	if r.err != nil || k == "" {
+		return 0
+	}
+	v, err := r.a.int(k)
+	r.err = err
+	return v
+}
+
+func (r *argReader) bool(k string) bool {
+	if r.err != nil || k == "" {
+		return false
+	}
+	v, err := r.a.bool(k)
+	r.err = err
+	return v
+}
+
+// scriptMapping is the Mapping of a tool that becomes one shell script:
+// Shell parses the arguments and returns build's script, or the first
+// argument error. After a bad argument build still runs, on zero values,
+// and its script is dropped; the command builders are pure, so that costs
+// only time on a call that fails anyway.
+func scriptMapping(tool string, build func(r *argReader) string) Mapping {
+	return Mapping{Tool: tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
+		a, err := parseArgs(raw)
+		if err != nil {
+			return ShellCall{}, err
+		}
+		r := argReader{a: a}
+		script := build(&r)
+		if r.err != nil {
+			return ShellCall{}, r.err
+		}
+		return ShellCall{Script: script}, nil
+	}}
+}
+
 // ShellSpec maps a native shell tool (opencode's and claude-code's bash).
 type ShellSpec struct {
 	Tool    string
@@ -128,34 +192,16 @@ type ReadSpec struct {
 // Mapping returns the mapping.
 func (s ReadSpec) Mapping() Mapping {
 	pathKey, offKey, limKey := keyOr(s.Path, "path"), get(s.Offset, "offset"), get(s.Limit, "limit")
-	return Mapping{Tool: s.Tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
-		a, err := parseArgs(raw)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		path, err := a.need(pathKey)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		var off, lim int64
-		if offKey != "" {
-			if off, err = a.int(offKey); err != nil {
-				return ShellCall{}, err
-			}
-			if s.ZeroBased {
-				off++
-			}
-		}
-		if limKey != "" {
-			if lim, err = a.int(limKey); err != nil {
-				return ShellCall{}, err
-			}
+	return scriptMapping(s.Tool, func(r *argReader) string {
+		path, off, lim := r.need(pathKey), r.int(offKey), r.int(limKey)
+		if s.ZeroBased && offKey != "" {
+			off++
 		}
 		if lim <= 0 {
 			lim = int64(s.DefaultLimit)
 		}
-		return ShellCall{Script: ReadCommand(path, clampInt(off), clampInt(lim))}, nil
-	}}
+		return ReadCommand(path, clampInt(off), clampInt(lim))
+	})
 }
 
 func clampInt(v int64) int { return int(min(max(v, -1<<31), 1<<31-1)) }
@@ -170,21 +216,9 @@ type WriteSpec struct {
 // Mapping returns the mapping.
 func (s WriteSpec) Mapping() Mapping {
 	pathKey, contentKey := keyOr(s.Path, "path"), keyOr(s.Content, "content")
-	return Mapping{Tool: s.Tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
-		a, err := parseArgs(raw)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		path, err := a.need(pathKey)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		content, err := a.str(contentKey)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		return ShellCall{Script: WriteCommand(path, content)}, nil
-	}}
+	return scriptMapping(s.Tool, func(r *argReader) string {
+		return WriteCommand(r.need(pathKey), r.str(contentKey))
+	})
 }
 
 // EditSpec maps a string-replacement tool to EditCommand.
@@ -200,31 +234,9 @@ type EditSpec struct {
 func (s EditSpec) Mapping() Mapping {
 	pathKey, oldKey, newKey := keyOr(s.Path, "path"), keyOr(s.Old, "old_string"), keyOr(s.New, "new_string")
 	allKey := get(s.ReplaceAll, "replace_all")
-	return Mapping{Tool: s.Tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
-		a, err := parseArgs(raw)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		path, err := a.need(pathKey)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		oldS, err := a.str(oldKey)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		newS, err := a.str(newKey)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		all := false
-		if allKey != "" {
-			if all, err = a.bool(allKey); err != nil {
-				return ShellCall{}, err
-			}
-		}
-		return ShellCall{Script: EditCommand(path, oldS, newS, all)}, nil
-	}}
+	return scriptMapping(s.Tool, func(r *argReader) string {
+		return EditCommand(r.need(pathKey), r.str(oldKey), r.str(newKey), r.bool(allKey))
+	})
 }
 
 // GlobSpec maps a file-pattern tool to GlobCommand.
@@ -237,23 +249,9 @@ type GlobSpec struct {
 // Mapping returns the mapping.
 func (s GlobSpec) Mapping() Mapping {
 	patKey, pathKey := keyOr(s.Pattern, "pattern"), get(s.Path, "path")
-	return Mapping{Tool: s.Tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
-		a, err := parseArgs(raw)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		pat, err := a.need(patKey)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		var path string
-		if pathKey != "" {
-			if path, err = a.str(pathKey); err != nil {
-				return ShellCall{}, err
-			}
-		}
-		return ShellCall{Script: GlobCommand(pat, path)}, nil
-	}}
+	return scriptMapping(s.Tool, func(r *argReader) string {
+		return GlobCommand(r.need(patKey), r.str(pathKey))
+	})
 }
 
 // GrepSpec maps a content-search tool to GrepCommand.
@@ -267,26 +265,7 @@ type GrepSpec struct {
 // Mapping returns the mapping.
 func (s GrepSpec) Mapping() Mapping {
 	patKey, pathKey, incKey := keyOr(s.Pattern, "pattern"), get(s.Path, "path"), get(s.Include, "include")
-	return Mapping{Tool: s.Tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
-		a, err := parseArgs(raw)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		pat, err := a.need(patKey)
-		if err != nil {
-			return ShellCall{}, err
-		}
-		var path, inc string
-		if pathKey != "" {
-			if path, err = a.str(pathKey); err != nil {
-				return ShellCall{}, err
-			}
-		}
-		if incKey != "" {
-			if inc, err = a.str(incKey); err != nil {
-				return ShellCall{}, err
-			}
-		}
-		return ShellCall{Script: GrepCommand(pat, path, inc)}, nil
-	}}
+	return scriptMapping(s.Tool, func(r *argReader) string {
+		return GrepCommand(r.need(patKey), r.str(pathKey), r.str(incKey))
+	})
 }

@@ -91,6 +91,8 @@ func TestSpecs(t *testing.T) {
 		"edit":              {opencode, "edit", `{"filePath":"f","oldString":"a","newString":"b","replaceAll":true}`, ShellCall{Script: EditCommand("f", "a", "b", true)}, ""},
 		"edit string bool":  {claude, "Edit", `{"file_path":"f","old_string":"a","new_string":"b","replace_all":"false"}`, ShellCall{Script: EditCommand("f", "a", "b", false)}, ""},
 		"edit bad bool":     {claude, "Edit", `{"file_path":"f","old_string":"a","new_string":"b","replace_all":"maybe"}`, ShellCall{}, "want a boolean"},
+		"edit first error":  {claude, "Edit", `{"old_string":1,"replace_all":"maybe"}`, ShellCall{}, "file_path: missing"},
+		"read bad offset":   {opencode, "read", `{"filePath":"f","offset":"x","limit":true}`, ShellCall{}, "offset: want a number"},
 		"glob":              {opencode, "glob", `{"pattern":"**/*.go","path":"src"}`, ShellCall{Script: GlobCommand("**/*.go", "src")}, ""},
 		"glob no pattern":   {opencode, "glob", `{}`, ShellCall{}, "pattern: missing"},
 		"grep":              {claude, "Grep", `{"pattern":"fo+","glob":"*.go","output_mode":"content"}`, ShellCall{Script: GrepCommand("fo+", "", "*.go")}, ""},

@@ -26,14 +26,12 @@ package minimal
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
-	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
 func init() { harness.MustRegister(Spec()) }
@@ -101,20 +99,7 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 // bashArguments renders a local_shell_call as minimal's bash call:
 // {"command":[…],"timeout":seconds|null}.
 func bashArguments(a *protocol.LocalShellAction) string {
-	b := []byte(`{"command":[`)
-	for i, c := range a.Command {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = chat.AppendString(b, c)
-	}
-	b = append(b, `],"timeout":`...)
-	if a.TimeoutMS == nil {
-		b = append(b, "null"...)
-	} else {
-		b = strconv.AppendUint(b, *a.TimeoutMS/1000, 10)
-	}
-	return string(append(b, '}'))
+	return request.ShellCallArguments(a, request.ShellTimeoutSeconds)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -284,12 +284,5 @@ func toolPolicy(c *config, wrap func(string) (string, error)) *request.FlattenPo
 
 // bashArguments renders a local_shell_call as a bash call: {"command":[…]}.
 func bashArguments(a *protocol.LocalShellAction) string {
-	b := []byte(`{"command":[`)
-	for i, s := range a.Command {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = chat.AppendString(b, s)
-	}
-	return string(append(b, "]}"...))
+	return request.ShellCallArguments(a, request.ShellTimeoutNone)
 }

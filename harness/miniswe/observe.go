@@ -110,19 +110,10 @@ func itemsText(items []protocol.FunctionCallOutputContentItem) string {
 // is the rest of the output.
 func (o *observer) submitted(items []protocol.ResponseItem) (submission string, ok bool) {
 	for i := len(items) - 1; i >= 0; i-- {
-		var p *protocol.FunctionCallOutputPayload
-		switch v := items[i].(type) {
-		case *protocol.Message:
+		if _, isMessage := items[i].(*protocol.Message); isMessage {
 			return "", false
-		case *protocol.FunctionCallOutput:
-			if v != nil {
-				p = &v.Output
-			}
-		case *protocol.CustomToolCallOutput:
-			if v != nil {
-				p = &v.Output
-			}
 		}
+		p := request.OutputPayload(items[i])
 		if p == nil {
 			continue
 		}

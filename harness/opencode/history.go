@@ -3,7 +3,6 @@ package opencode
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/harness"
@@ -157,20 +156,7 @@ func outputCallID(item protocol.ResponseItem) string {
 // bashArguments renders a local_shell_call (one the bridge table cannot
 // reverse) as a bash call: {"command":[…],"timeout":ms|null}.
 func bashArguments(a *protocol.LocalShellAction) string {
-	b := []byte(`{"command":[`)
-	for i, c := range a.Command {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = chat.AppendString(b, c)
-	}
-	b = append(b, `],"timeout":`...)
-	if a.TimeoutMS == nil {
-		b = append(b, "null"...)
-	} else {
-		b = strconv.AppendUint(b, *a.TimeoutMS, 10)
-	}
-	return string(append(b, '}'))
+	return request.ShellCallArguments(a, request.ShellTimeoutMillis)
 }
 
 // QuoteUserContent is the main agent's user content: the message's text as

@@ -9,6 +9,7 @@ import (
 	"github.com/harnessflow/harnessflow/harness/bridge"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/request"
 )
 
 // Timeout is the time limit of one command, in milliseconds: SWE-agent's
@@ -64,17 +65,7 @@ func newPostConfig(env *harness.Env) (*postConfig, error) {
 // confirm.".
 func hasSubmitReview(items []protocol.ResponseItem, marker string) bool {
 	for _, it := range items {
-		var p *protocol.FunctionCallOutputPayload
-		switch v := it.(type) {
-		case *protocol.FunctionCallOutput:
-			if v != nil {
-				p = &v.Output
-			}
-		case *protocol.CustomToolCallOutput:
-			if v != nil {
-				p = &v.Output
-			}
-		}
+		p := request.OutputPayload(it)
 		if p == nil {
 			continue
 		}

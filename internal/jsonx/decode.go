@@ -237,3 +237,54 @@ func Compact(raw json.RawMessage) json.RawMessage {
 	}
 	return buf.Bytes()
 }
+
+// Shape is which of a string, an array or null [StringOrArray] found.
+type Shape int
+
+const (
+	// ShapeNull is a JSON null.
+	ShapeNull Shape = iota
+	// ShapeString is a JSON string.
+	ShapeString
+	// ShapeArray is a JSON array.
+	ShapeArray
+)
+
+// StringOrArray decodes a value that may be a JSON string, an array of
+// objects or null: the shape of message content on the chat-style wires.
+// A string comes back in text; an array's elements are each decoded by
+// their own UnmarshalJSON into elems (never nil for an array, even an
+// empty one). Errors start with what (such as "chat: content"), an
+// element's with what[i].
+func StringOrArray[E any, P interface {
+	*E
+	UnmarshalJSON([]byte) error
+}](data []byte, what string) (text string, elems []E, shape Shape, err error) {
+	data = bytes.TrimSpace(data)
+	switch {
+	case len(data) == 0:
+		return "", nil, ShapeNull, fmt.Errorf("%s: empty value", what)
+	case data[0] == '"':
+		var s string // a local, so that only this branch allocates it
+		if err := json.Unmarshal(data, &s); err != nil {
+			return "", nil, ShapeNull, fmt.Errorf("%s: %w", what, err)
+		}
+		return s, nil, ShapeString, nil
+	case data[0] == '[':
+		var raws []json.RawMessage
+		if err := json.Unmarshal(data, &raws); err != nil {
+			return "", nil, ShapeNull, fmt.Errorf("%s: %w", what, err)
+		}
+		elems = make([]E, len(raws))
+		for i, raw := range raws {
+			if err := P(&elems[i]).UnmarshalJSON(raw); err != nil {
+				return "", nil, ShapeNull, fmt.Errorf("%s[%d]: %w", what, i, err)
+			}
+		}
+		return "", elems, ShapeArray, nil
+	case string(data) == "null":
+		return "", nil, ShapeNull, nil
+	default:
+		return "", nil, ShapeNull, fmt.Errorf("%s: expected a string, an array or null, got %.40s", what, data)
+	}
+}

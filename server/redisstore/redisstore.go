@@ -404,26 +404,20 @@ func (s *Store) Put(ctx context.Context, scope string, r *server.StoredResponse)
 	if rec.Created.IsZero() {
 		rec.Created = s.now()
 	}
-	var err error
-	if rec.Input, err = json.Marshal(r.Input); err != nil {
-		return fmt.Errorf("redisstore: put %s: input: %w", r.ID, err)
+	// Encoded as the in-memory store encodes, with its size, so that a limit
+	// means the same.
+	enc, err := server.EncodeStoredResponse(scope, r)
+	if err != nil {
+		return fmt.Errorf("redisstore: %w", err)
 	}
-	// The size is the in-memory store's: the JSON of the input and of each
-	// output item, the ids and the model, so that a limit means the same.
-	size := int64(len(rec.Input) + len(scope) + 1 + len(r.ID) + len(r.Model))
+	rec.Input, rec.Output = enc.Input, enc.Output
+	size := enc.Size
 	sh := scopeHash(scope)
 	rkey := s.responseKey(sh, r.ID)
 	keys := []string{s.prefix + "order", s.prefix + "meta", s.prefix + "bytes", s.prefix + "stats", rkey}
 	var m meta
 	var refs []any
-	for i, it := range r.Output {
-		b, err := protocol.MarshalItem(it)
-		if err != nil {
-			return fmt.Errorf("redisstore: put %s: output item %d: %w", r.ID, i, err)
-		}
-		rec.Output = append(rec.Output, b)
-		id := protocol.ItemID(it)
-		size += int64(len(b) + len(id))
+	for i, id := range enc.ItemIDs {
 		if id == "" {
 			continue
 		}
@@ -484,16 +478,9 @@ func (s *Store) Get(ctx context.Context, scope, id string) (*server.StoredRespon
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return nil, fmt.Errorf("redisstore: response %q: %w", id, err)
 	}
-	r := &server.StoredResponse{ID: rec.ID, Model: rec.Model, CreatedAt: rec.Created}
-	if err := json.Unmarshal(rec.Input, &r.Input); err != nil {
-		return nil, fmt.Errorf("redisstore: response %q: input: %w", id, err)
-	}
-	for i, b := range rec.Output {
-		it, err := protocol.UnmarshalItem(b)
-		if err != nil {
-			return nil, fmt.Errorf("redisstore: response %q: output item %d: %w", id, i, err)
-		}
-		r.Output = append(r.Output, it)
+	r, err := server.DecodeStoredResponse(rec.ID, rec.Model, rec.Created, rec.Input, rec.Output)
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: response %q: %w", id, err)
 	}
 	return r, nil
 }

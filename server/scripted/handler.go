@@ -351,14 +351,8 @@ func shellArguments(schema json.RawMessage, command string) string {
 }
 
 func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
-			return
-		}
-		writeError(w, http.StatusBadRequest, "read request body: "+err.Error())
+	body, ok := readBody(w, r, writeError)
+	if !ok {
 		return
 	}
 	req, err := parseRequest(body)
@@ -567,6 +561,23 @@ func (h *Handler) unary(w http.ResponseWriter, req *request, id string, a answer
 	}{"chatcmpl-" + id, "chat.completion", Created, h.model(req), []choice{{Message: msg, FinishReason: a.finish}}, usage(req, a)}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, marshal(out)+"\n") // a failed write means the client went away
+}
+
+// readBody reads a request body of at most maxBody bytes. On failure it
+// writes the error (413 over the limit, 400 otherwise) with writeErr, in the
+// endpoint's own error format, and returns false.
+func readBody(w http.ResponseWriter, r *http.Request, writeErr func(http.ResponseWriter, int, string)) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err == nil {
+		return body, true
+	}
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeErr(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
+		return nil, false
+	}
+	writeErr(w, http.StatusBadRequest, "read request body: "+err.Error())
+	return nil, false
 }
 
 // writeError writes an OpenAI-style error body.

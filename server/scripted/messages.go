@@ -2,7 +2,6 @@ package scripted
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -146,14 +145,8 @@ func stopReason(finish string) string {
 }
 
 func (h *Handler) messages(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeMessagesError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
-			return
-		}
-		writeMessagesError(w, http.StatusBadRequest, "read request body: "+err.Error())
+	body, ok := readBody(w, r, writeMessagesError)
+	if !ok {
 		return
 	}
 	req, err := parseMessagesRequest(body)

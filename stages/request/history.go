@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/pipeline"
@@ -133,6 +134,22 @@ func audioDataURL(url string) (data, format string, ok bool) {
 	return data, format, true
 }
 
+// OutputPayload returns the output of a function_call_output or
+// custom_tool_call_output item, nil for any other item (or a nil one).
+func OutputPayload(item protocol.ResponseItem) *protocol.FunctionCallOutputPayload {
+	switch v := item.(type) {
+	case *protocol.FunctionCallOutput:
+		if v != nil {
+			return &v.Output
+		}
+	case *protocol.CustomToolCallOutput:
+		if v != nil {
+			return &v.Output
+		}
+	}
+	return nil
+}
+
 // outputText is the tool message text of a tool output: the string form as
 // it is, or the JSON of the content item array, exactly as the engine writes
 // it.
@@ -209,14 +226,9 @@ func customArguments(input string) string {
 // {"command":[…],"timeout_ms":n|null,"workdir":s|null}.
 func localShellArguments(a *protocol.LocalShellAction) string {
 	b := make([]byte, 0, 64)
-	b = append(b, `{"command":[`...)
-	for i, c := range a.Command {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = chat.AppendString(b, c)
-	}
-	b = append(b, `],"timeout_ms":`...)
+	b = append(b, `{"command":`...)
+	b = appendCommand(b, a.Command)
+	b = append(b, `,"timeout_ms":`...)
 	if a.TimeoutMS == nil {
 		b = append(b, "null"...)
 	} else {
@@ -229,6 +241,55 @@ func localShellArguments(a *protocol.LocalShellAction) string {
 		b = chat.AppendString(b, *a.WorkingDirectory)
 	}
 	return string(append(b, '}'))
+}
+
+// ShellTimeout says how [ShellCallArguments] writes a local_shell_call's
+// timeout.
+type ShellTimeout int
+
+const (
+	// ShellTimeoutNone leaves the timeout out: {"command":[…]}.
+	ShellTimeoutNone ShellTimeout = iota
+	// ShellTimeoutSeconds writes "timeout" in whole seconds (the
+	// milliseconds divided by 1000, rounded down), null when unset.
+	ShellTimeoutSeconds
+	// ShellTimeoutMillis writes "timeout" in milliseconds, null when unset.
+	ShellTimeoutMillis
+)
+
+// ShellCallArguments renders a local_shell_call's action as the arguments
+// of a harness's own shell tool: {"command":[…]} followed, unless timeout
+// is [ShellTimeoutNone], by "timeout" in the given unit or null. The
+// working directory is not written. It suits [FlattenPolicy]'s
+// LocalShellArguments (wrapped in a closure that fixes the unit).
+func ShellCallArguments(a *protocol.LocalShellAction, timeout ShellTimeout) string {
+	b := make([]byte, 0, 64)
+	b = append(b, `{"command":`...)
+	b = appendCommand(b, a.Command)
+	if timeout != ShellTimeoutNone {
+		b = append(b, `,"timeout":`...)
+		switch {
+		case a.TimeoutMS == nil:
+			b = append(b, "null"...)
+		case timeout == ShellTimeoutSeconds:
+			b = strconv.AppendUint(b, *a.TimeoutMS/1000, 10)
+		default:
+			b = strconv.AppendUint(b, *a.TimeoutMS, 10)
+		}
+	}
+	return string(append(b, '}'))
+}
+
+// appendCommand appends a command's words as a JSON array of strings.
+func appendCommand(b []byte, command []string) []byte {
+	b = append(b, '[')
+	for i, c := range command {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = chat.AppendString(b, c)
+	}
+	return append(b, ']')
 }
 
 // appendRaw appends a compacted copy of a raw JSON value (null when empty).

@@ -1,9 +1,7 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/harnessflow/harnessflow/internal/jsonx"
@@ -107,32 +105,17 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // UnmarshalJSON implements json.Unmarshaler: a string, an array of blocks, or
 // null (absent).
 func (c *Content) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
-	switch {
-	case len(data) == 0:
-		return errors.New("anthropic: content: empty value")
-	case data[0] == '"':
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
-			return fmt.Errorf("anthropic: content: %w", err)
-		}
-		*c = Text(s)
-	case data[0] == '[':
-		var elems []json.RawMessage
-		if err := json.Unmarshal(data, &elems); err != nil {
-			return fmt.Errorf("anthropic: content: %w", err)
-		}
-		blocks := make([]Block, len(elems))
-		for i, e := range elems {
-			if err := blocks[i].UnmarshalJSON(e); err != nil {
-				return fmt.Errorf("anthropic: content[%d]: %w", i, err)
-			}
-		}
+	text, blocks, shape, err := jsonx.StringOrArray[Block](data, "anthropic: content")
+	if err != nil {
+		return err
+	}
+	switch shape {
+	case jsonx.ShapeString:
+		*c = Text(text)
+	case jsonx.ShapeArray:
 		*c = Blocks(blocks...)
-	case string(data) == "null":
-		*c = Content{}
 	default:
-		return fmt.Errorf("anthropic: content: expected a string, an array or null, got %.40s", data)
+		*c = Content{}
 	}
 	return nil
 }

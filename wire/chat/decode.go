@@ -1,9 +1,7 @@
 package chat
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/harnessflow/harnessflow/internal/jsonx"
@@ -91,32 +89,17 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // UnmarshalJSON implements json.Unmarshaler: a string, an array of parts, or
 // null (absent).
 func (c *Content) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
-	switch {
-	case len(data) == 0:
-		return errors.New("chat: content: empty value")
-	case data[0] == '"':
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
-			return fmt.Errorf("chat: content: %w", err)
-		}
-		*c = Text(s)
-	case data[0] == '[':
-		var elems []json.RawMessage
-		if err := json.Unmarshal(data, &elems); err != nil {
-			return fmt.Errorf("chat: content: %w", err)
-		}
-		parts := make([]Part, len(elems))
-		for i, e := range elems {
-			if err := parts[i].UnmarshalJSON(e); err != nil {
-				return fmt.Errorf("chat: content[%d]: %w", i, err)
-			}
-		}
+	text, parts, shape, err := jsonx.StringOrArray[Part](data, "chat: content")
+	if err != nil {
+		return err
+	}
+	switch shape {
+	case jsonx.ShapeString:
+		*c = Text(text)
+	case jsonx.ShapeArray:
 		*c = Parts(parts...)
-	case string(data) == "null":
-		*c = Content{}
 	default:
-		return fmt.Errorf("chat: content: expected a string, an array or null, got %.40s", data)
+		*c = Content{}
 	}
 	return nil
 }

@@ -35,12 +35,10 @@
 package kimistyle
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
-	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
 // The system texts of tool outputs. They are protocol sentinels of the
@@ -180,18 +178,5 @@ func SystemTexts(o *request.Output) {
 // ShellArguments renders a local_shell_call's action as the arguments of a
 // Shell call: {"command":[…],"timeout":seconds|null}.
 func ShellArguments(a *protocol.LocalShellAction) string {
-	b := []byte(`{"command":[`)
-	for i, c := range a.Command {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = chat.AppendString(b, c)
-	}
-	b = append(b, `],"timeout":`...)
-	if a.TimeoutMS == nil {
-		b = append(b, "null"...)
-	} else {
-		b = strconv.AppendUint(b, *a.TimeoutMS/1000, 10)
-	}
-	return string(append(b, '}'))
+	return request.ShellCallArguments(a, request.ShellTimeoutSeconds)
 }
