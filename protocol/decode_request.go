@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
 // DecodeRequest decodes a Responses request body the way every entry point
@@ -14,18 +16,28 @@ import (
 // item without "type", and a message content given as one string. A JSON
 // syntax error names its line, column and byte offset.
 func DecodeRequest(data []byte) (*ResponsesRequest, error) {
-	var raw json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
+	var sc jsonx.Scanner
+	sc.Reset(data)
+	if !sc.Skip() || !sc.End() {
+		// encoding/json's message, which the line and column refer to.
+		var raw json.RawMessage
+		err := json.Unmarshal(data, &raw)
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line, col := position(data, se.Offset)
 			return nil, fmt.Errorf("%d:%d (byte %d): %w", line, col, se.Offset, err)
 		}
+		if err == nil {
+			err = sc.Check(false)
+		}
 		return nil, err
 	}
-	raw, err := normalizeInput(raw)
-	if err != nil {
-		return nil, err
+	raw := json.RawMessage(data)
+	if hasShorthand(&sc, data) {
+		var err error
+		if raw, err = normalizeInput(raw); err != nil {
+			return nil, err
+		}
 	}
 	req := new(ResponsesRequest)
 	if err := req.UnmarshalJSON(raw); err != nil {
@@ -47,6 +59,59 @@ func position(data []byte, off int64) (line, col int) {
 	line = 1 + bytes.Count(before, []byte{'\n'})
 	col = int(off) - bytes.LastIndexByte(before, '\n')
 	return line, col
+}
+
+// hasShorthand reports whether the valid document data uses a shorthand
+// input form normalizeInput rewrites: "input" as a string, an input item
+// with "role" but no "type", or a message whose "content" is a string. It
+// reads only the input's items' own members, without decoding anything.
+func hasShorthand(sc *jsonx.Scanner, data []byte) bool {
+	sc.Reset(data)
+	if sc.Kind() != jsonx.KindObject {
+		return false
+	}
+	found := false
+	sc.Object(func(key []byte) bool {
+		if string(key) != "input" {
+			return sc.Skip()
+		}
+		switch sc.Kind() {
+		case jsonx.KindString:
+			found = true
+			return false
+		case jsonx.KindArray:
+		default:
+			return sc.Skip()
+		}
+		return sc.Array(func() bool {
+			if sc.Kind() != jsonx.KindObject {
+				return sc.Skip()
+			}
+			typed, role, message, textContent := false, false, false, false
+			ok := sc.Object(func(key []byte) bool {
+				switch string(key) {
+				case "type":
+					typed = true
+					if sc.Kind() == jsonx.KindString {
+						v, ok := sc.Str()
+						message = string(v) == "message"
+						return ok
+					}
+				case "role":
+					role = true
+				case "content":
+					textContent = sc.Kind() == jsonx.KindString
+				}
+				return sc.Skip()
+			})
+			if (!typed && role) || ((message || !typed) && textContent) {
+				found = true
+				return false
+			}
+			return ok
+		})
+	})
+	return found
 }
 
 // normalizeInput rewrites the shorthand input forms into the engine's item

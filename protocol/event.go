@@ -51,6 +51,21 @@ type ResponseEvent struct {
 	// Serialized on completed when non-empty.
 	FinishReason string
 	Error        *StreamError
+	// SoFar is an optional hint on a delta event (output_text,
+	// reasoning_content, reasoning_summary, tool_call_input), never
+	// serialized: the producer's whole text of the delta's item or part so
+	// far, this Delta included, so that a consumer that must keep the text
+	// can keep this string instead of a copy of its own. It is a claim, not
+	// a fact: a stage between the producer and the consumer may rewrite,
+	// hold back or drop deltas and leave SoFar as it was, so a consumer
+	// must use it only after checking that it equals the deltas it received
+	// (the Responses writer does). Whoever sets SoFar must never modify the
+	// bytes of a SoFar it handed out (it is typically a view over an
+	// append-only buffer, one per item or part), because a consumer may
+	// keep it and compare later ones against it by their address. A stage
+	// that rewrites Delta should clear SoFar (or set it to its own text so
+	// far, under the same rule); leaving it costs the consumer a check.
+	SoFar string
 }
 
 // Finish reasons, normalized to the Chat Completions vocabulary.

@@ -48,8 +48,8 @@ func (s Items) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a JSON array of items; null gives nil.
 func (s *Items) UnmarshalJSON(data []byte) error {
-	var elems []json.RawMessage
-	if err := json.Unmarshal(data, &elems); err != nil {
+	elems, err := jsonx.SplitArray(data)
+	if err != nil {
 		return fmt.Errorf("protocol: items: %w", err)
 	}
 	if elems == nil {
@@ -513,8 +513,11 @@ func itemType(d *jsonx.Fields) (string, error) {
 	if !ok {
 		return "", errors.New(`missing "type"`)
 	}
-	var typ string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &typ) != nil {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", fmt.Errorf(`"type" is not a string: %.40s`, raw)
+	}
+	typ, err := jsonx.DecodeString(raw)
+	if err != nil {
 		return "", fmt.Errorf(`"type" is not a string: %.40s`, raw)
 	}
 	return typ, nil
@@ -711,14 +714,15 @@ func (p *FunctionCallOutputPayload) UnmarshalJSON(data []byte) error {
 	var elems []json.RawMessage
 	switch firstByte(data) {
 	case '"':
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
+		s, err := jsonx.DecodeString(data)
+		if err != nil {
 			return fmt.Errorf("protocol: function call output: %w", err)
 		}
 		p.Text, p.Items = &s, nil
 		return nil
 	case '[':
-		if err := json.Unmarshal(data, &elems); err != nil {
+		var err error
+		if elems, err = jsonx.SplitArray(data); err != nil {
 			return fmt.Errorf("protocol: function call output: %w", err)
 		}
 	default:

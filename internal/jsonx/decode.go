@@ -10,16 +10,27 @@ import (
 // Fields reads the members of one JSON object. Each accessor removes the key it reads, so
 // what is left at the end is the unknown members (see [Fields.Extra]). The first error sticks
 // in Err, as "field KEY: ...".
+//
+// NewFields reads the object once with a [Scanner] (no reflection) into a list of members
+// whose values are slices of a private copy of the object: what an accessor hands out stays
+// valid whatever the caller later does with the bytes it passed in. A key that occurs more
+// than once keeps its last value, as encoding/json's map decoding does.
 type Fields struct {
-	m   map[string]json.RawMessage
-	Err error
+	keys  []string
+	vals  []json.RawMessage
+	index map[string]int // key → position, for objects with many members
+	Err   error
 }
+
+// fieldsIndexAt is the member count from which a Fields looks keys up in a map
+// instead of walking the list.
+const fieldsIndexAt = 24
 
 var errNotObject = errors.New("expected a JSON object")
 
 // NewFields parses data as a JSON object. A JSON null or any non-object is an error.
 func NewFields(data []byte) (*Fields, error) {
-	data = bytes.TrimSpace(data)
+	data = TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
 		if !json.Valid(data) {
 			var v any
@@ -27,11 +38,87 @@ func NewFields(data []byte) (*Fields, error) {
 		}
 		return nil, errNotObject
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, err
+	own := bytes.Clone(data)
+	var s Scanner
+	s.Reset(own)
+	d := &Fields{}
+	m := s.Members()
+	for m.Next() {
+		k := string(m.Key())
+		sp, ok := s.RawSpan()
+		if !ok {
+			break
+		}
+		d.set(k, own[sp.off:sp.off+sp.n:sp.off+sp.n])
 	}
-	return &Fields{m: m}, nil
+	if !m.Done() || !s.End() {
+		// The message encoding/json gives for the same document.
+		var v map[string]json.RawMessage
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, err
+		}
+		return nil, s.Check(false)
+	}
+	return d, nil
+}
+
+// set records member k (a later occurrence replaces the value of an earlier one).
+func (d *Fields) set(k string, v json.RawMessage) {
+	if i := d.find(k); i >= 0 {
+		d.vals[i] = v
+		return
+	}
+	d.keys, d.vals = append(d.keys, k), append(d.vals, v)
+	switch {
+	case d.index != nil:
+		d.index[k] = len(d.keys) - 1
+	case len(d.keys) == fieldsIndexAt:
+		d.index = make(map[string]int, 2*fieldsIndexAt)
+		for i, k := range d.keys {
+			d.index[k] = i
+		}
+	}
+}
+
+// find returns the position of key k, or -1.
+func (d *Fields) find(k string) int {
+	if d.index != nil {
+		if i, ok := d.index[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, key := range d.keys {
+		if key == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// lookup returns the value of key k, if present.
+func (d *Fields) lookup(k string) (json.RawMessage, bool) {
+	if i := d.find(k); i >= 0 {
+		return d.vals[i], true
+	}
+	return nil, false
+}
+
+// remove deletes key k (the last member takes its place).
+func (d *Fields) remove(k string) {
+	i := d.find(k)
+	if i < 0 {
+		return
+	}
+	last := len(d.keys) - 1
+	if d.index != nil {
+		delete(d.index, k)
+		if i != last {
+			d.index[d.keys[last]] = i
+		}
+	}
+	d.keys[i], d.vals[i] = d.keys[last], d.vals[last]
+	d.keys, d.vals = d.keys[:last], d.vals[:last]
 }
 
 func isNull(raw json.RawMessage) bool { return len(raw) == 4 && string(raw) == "null" }
@@ -44,18 +131,15 @@ func (d *Fields) Fail(k string, err error) {
 }
 
 // Peek returns the value of key k, if present (even as null), without removing it.
-func (d *Fields) Peek(k string) (json.RawMessage, bool) {
-	raw, ok := d.m[k]
-	return raw, ok
-}
+func (d *Fields) Peek(k string) (json.RawMessage, bool) { return d.lookup(k) }
 
 // Take removes key k and returns its value; ok is false when it is missing or null.
 func (d *Fields) Take(k string) (json.RawMessage, bool) {
-	raw, ok := d.m[k]
+	raw, ok := d.lookup(k)
 	if !ok {
 		return nil, false
 	}
-	delete(d.m, k)
+	d.remove(k)
 	if isNull(raw) {
 		return nil, false
 	}
@@ -87,21 +171,41 @@ func (d *Fields) Str(k string) string {
 		d.Fail(k, fmt.Errorf("expected a string, got %.20s", raw))
 		return ""
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := DecodeString(raw)
+	if err != nil {
 		d.Fail(k, err)
 	}
 	return s
 }
 
+// DecodeString decodes the JSON string raw as encoding/json does (the same
+// replacement of invalid UTF-8 and lone surrogates, the same errors), without
+// reflection.
+func DecodeString(raw []byte) (string, error) {
+	var s Scanner
+	s.Reset(raw)
+	if b, ok := s.Str(); ok && s.End() {
+		return string(b), nil
+	}
+	var v string
+	err := json.Unmarshal(raw, &v)
+	return v, err
+}
+
 // DecodeStr reads a string like [Fields.Str], but a non-string fails with encoding/json's own
 // error ("json: cannot unmarshal number into Go value of type string").
-func (d *Fields) DecodeStr(k string) string { return value[string](d, k) }
+func (d *Fields) DecodeStr(k string) string {
+	raw, ok := d.lookup(k)
+	if ok && len(raw) > 0 && raw[0] == '"' {
+		return d.Str(k)
+	}
+	return value[string](d, k)
+}
 
 // StrPtr reads an optional string; missing or null gives nil.
 func (d *Fields) StrPtr(k string) *string {
-	if raw, ok := d.m[k]; !ok || isNull(raw) {
-		delete(d.m, k)
+	if raw, ok := d.lookup(k); !ok || isNull(raw) {
+		d.remove(k)
 		return nil
 	}
 	s := d.Str(k)
@@ -124,11 +228,36 @@ func ptr[T any](d *Fields, k string) *T {
 	return nil
 }
 
+// boolValue reads key k as a boolean: the literals directly, anything else
+// through encoding/json (for its error).
+func (d *Fields) boolValue(k string) (v, ok bool) {
+	raw, present := d.lookup(k)
+	switch {
+	case !present:
+		return false, false
+	case string(raw) == "true":
+		d.remove(k)
+		return true, true
+	case string(raw) == "false":
+		d.remove(k)
+		return false, true
+	}
+	return false, d.Decode(k, &v)
+}
+
 // Bool reads a boolean; missing or null gives false.
-func (d *Fields) Bool(k string) bool { return value[bool](d, k) }
+func (d *Fields) Bool(k string) bool {
+	v, _ := d.boolValue(k)
+	return v
+}
 
 // BoolPtr reads an optional boolean; missing or null gives nil.
-func (d *Fields) BoolPtr(k string) *bool { return ptr[bool](d, k) }
+func (d *Fields) BoolPtr(k string) *bool {
+	if v, ok := d.boolValue(k); ok {
+		return &v
+	}
+	return nil
+}
 
 // Int reads an integer; missing or null gives 0.
 func (d *Fields) Int(k string) int { return value[int](d, k) }
@@ -147,11 +276,11 @@ func (d *Fields) Strings(k string) []string { return value[[]string](d, k) }
 
 // Raw reads any JSON value, compacted. Missing gives nil; null gives "null".
 func (d *Fields) Raw(k string) json.RawMessage {
-	raw, ok := d.m[k]
+	raw, ok := d.lookup(k)
 	if !ok {
 		return nil
 	}
-	delete(d.m, k)
+	d.remove(k)
 	return Compact(raw)
 }
 
@@ -180,8 +309,8 @@ func (d *Fields) Array(k string, f func(i int, raw json.RawMessage) error) bool 
 	if !ok {
 		return false
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
+	elems, err := SplitArray(raw)
+	if err != nil {
 		d.Fail(k, err)
 		return false
 	}
@@ -216,26 +345,58 @@ func (d *Fields) Object(k string, f func(*Fields) error) bool {
 // nil when there are none.
 func (d *Fields) Extra(drop ...string) map[string]json.RawMessage {
 	for _, k := range drop {
-		delete(d.m, k)
+		d.remove(k)
 	}
-	if len(d.m) == 0 {
+	if len(d.keys) == 0 {
 		return nil
 	}
-	e := make(map[string]json.RawMessage, len(d.m))
-	for k, v := range d.m {
-		e[k] = Compact(v)
+	e := make(map[string]json.RawMessage, len(d.keys))
+	for i, k := range d.keys {
+		e[k] = Compact(d.vals[i])
 	}
 	return e
 }
 
 // Compact returns a compacted copy of a valid JSON value (a copy as it is if it is not valid).
 func Compact(raw json.RawMessage) json.RawMessage {
-	var buf bytes.Buffer
-	buf.Grow(len(raw))
-	if err := json.Compact(&buf, raw); err != nil {
+	var s Scanner
+	s.Reset(raw)
+	if !s.Skip() || !s.End() {
 		return append(json.RawMessage(nil), raw...)
 	}
-	return buf.Bytes()
+	return append(json.RawMessage(nil), s.Compact(TrimSpace(raw))...)
+}
+
+// SplitArray returns the elements of the JSON array data, each a slice of
+// data (nil for null). Anything else, or malformed JSON, is the error
+// encoding/json gives when it decodes data into a []json.RawMessage.
+func SplitArray(data []byte) ([]json.RawMessage, error) {
+	var s Scanner
+	s.Reset(data)
+	switch s.Kind() {
+	case KindNull:
+		if s.lit("null") && s.End() {
+			return nil, nil
+		}
+	case KindArray:
+		elems := []json.RawMessage{}
+		e := s.Elems()
+		for e.Next() {
+			sp, ok := s.RawSpan()
+			if !ok {
+				break
+			}
+			elems = append(elems, data[sp.off:sp.off+sp.n:sp.off+sp.n])
+		}
+		if e.Done() && s.End() {
+			return elems, nil
+		}
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(data, &elems); err != nil {
+		return nil, err
+	}
+	return elems, nil
 }
 
 // Shape is which of a string, an array or null [StringOrArray] found.
@@ -265,14 +426,14 @@ func StringOrArray[E any, P interface {
 	case len(data) == 0:
 		return "", nil, ShapeNull, fmt.Errorf("%s: empty value", what)
 	case data[0] == '"':
-		var s string // a local, so that only this branch allocates it
-		if err := json.Unmarshal(data, &s); err != nil {
+		s, err := DecodeString(data)
+		if err != nil {
 			return "", nil, ShapeNull, fmt.Errorf("%s: %w", what, err)
 		}
 		return s, nil, ShapeString, nil
 	case data[0] == '[':
-		var raws []json.RawMessage
-		if err := json.Unmarshal(data, &raws); err != nil {
+		raws, err := SplitArray(data)
+		if err != nil {
 			return "", nil, ShapeNull, fmt.Errorf("%s: %w", what, err)
 		}
 		elems = make([]E, len(raws))

@@ -1,0 +1,177 @@
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/harnessflow/harnessflow/internal/jsonx/jsonxtest"
+)
+
+// Fields keeps what encoding/json's map decoding gives: the last of
+// duplicate keys, unescaped keys, the values verbatim.
+func TestFieldsMatchesMapDecoding(t *testing.T) {
+	for _, doc := range []string{
+		`{}`, `{"a":1,"a":2}`, `{"a":1,"b":[1, {"c" : 2}],"a":"x"}`, `{"k\u00e9y":"v","\ud83d\ude00":true}`,
+		`{"s":"\u00e9\n\ud800x","n":null}`, ` { "w" : { } , "z" : [ ] } `,
+	} {
+		d, err := NewFields([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(doc), &want); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]json.RawMessage{}
+		for i, k := range d.keys {
+			got[k] = d.vals[i]
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %q\nwant %q", doc, got, want)
+		}
+	}
+}
+
+// Objects with many members use an index; lookups and removals agree with
+// the list.
+func TestFieldsManyMembers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	const n = 3 * fieldsIndexAt
+	for i := range n {
+		fmt.Fprintf(&b, `%s"k%d":%d`, map[bool]string{true: "", false: ","}[i == 0], i, i)
+	}
+	b.WriteString(`,"k5":"last"}`)
+	d, err := NewFields([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.index == nil {
+		t.Fatal("no index for a large object")
+	}
+	if got := d.Str("k5"); got != "last" {
+		t.Errorf("k5 = %q, want the last duplicate", got)
+	}
+	for i := 0; i < n; i += 2 {
+		if i == 5 {
+			continue
+		}
+		if got := d.Int(fmt.Sprintf("k%d", i)); got != i {
+			t.Fatalf("k%d = %d", i, got)
+		}
+	}
+	extra := d.Extra()
+	if len(extra) != n/2-1 {
+		t.Fatalf("%d members left, want %d", len(extra), n/2-1)
+	}
+	for i := 1; i < n; i += 2 {
+		if i == 5 {
+			continue
+		}
+		if got := string(extra[fmt.Sprintf("k%d", i)]); got != fmt.Sprint(i) {
+			t.Fatalf("extra k%d = %q", i, got)
+		}
+	}
+	if d.Err != nil {
+		t.Fatal(d.Err)
+	}
+}
+
+// What Fields hands out does not change when the caller reuses its buffer
+// (the json.Unmarshaler contract: a decoder may reuse the bytes it passed).
+func TestFieldsOwnTheirBytes(t *testing.T) {
+	buf := []byte(`{"a":{"x":[1,2]},"b":"text","c":[3]}`)
+	d, err := NewFields(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := d.Take("a")
+	var elems []json.RawMessage
+	d.Array("c", func(_ int, raw json.RawMessage) error {
+		elems = append(elems, raw)
+		return nil
+	})
+	for i := range buf {
+		buf[i] = ' '
+	}
+	if string(a) != `{"x":[1,2]}` || d.Str("b") != "text" || len(elems) != 1 || string(elems[0]) != "3" {
+		t.Errorf("values changed with the input: a=%q elems=%q", a, elems)
+	}
+}
+
+// A malformed object gets encoding/json's message; a valid non-object is
+// "expected a JSON object".
+func TestFieldsErrorsMatchEncodingJSON(t *testing.T) {
+	for _, doc := range []string{`{"a":}`, `{"a":1,}`, `{"a" 1}`, `{"a":1} x`, `{"a":"\x01"}`, `{`, `[1]`, `null`, `"s"`, ``} {
+		_, err := NewFields([]byte(doc))
+		var m map[string]json.RawMessage
+		werr := json.Unmarshal([]byte(doc), &m)
+		switch {
+		case err == nil:
+			t.Errorf("%q: no error", doc)
+		case strings.HasPrefix(doc, "{") && werr != nil && err.Error() != werr.Error():
+			t.Errorf("%q: %v, encoding/json: %v", doc, err, werr)
+		}
+	}
+}
+
+func TestTypedReadersMatchEncodingJSON(t *testing.T) {
+	for _, raw := range []string{`true`, `false`, `0`, `"true"`, `1.5`, `{}`} {
+		d, _ := NewFields([]byte(`{"v":` + raw + `}`))
+		got := d.BoolPtr("v")
+		var want bool
+		werr := json.Unmarshal([]byte(raw), &want)
+		if (werr != nil) != (d.Err != nil) || (werr == nil && (got == nil || *got != want)) {
+			t.Errorf("BoolPtr(%s) = %v, %v; encoding/json %v, %v", raw, got, d.Err, want, werr)
+		}
+		d, _ = NewFields([]byte(`{"v":` + raw + `}`))
+		if s := d.DecodeStr("v"); werr == nil && d.Err == nil {
+			t.Errorf("DecodeStr(%s) = %q without error", raw, s)
+		}
+	}
+}
+
+func TestSplitArray(t *testing.T) {
+	for _, doc := range []string{`[]`, ` [ 1 , "a" , {"b":[2]} , null ] `, `null`, `[1,]`, `[1 2]`, `{}`, `"x"`, `[`, `[1] 2`} {
+		got, err := SplitArray([]byte(doc))
+		var want []json.RawMessage
+		werr := json.Unmarshal([]byte(doc), &want)
+		if errText(err) != errText(werr) {
+			t.Errorf("%q: error %v, encoding/json %v", doc, err, werr)
+			continue
+		}
+		if werr == nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %q, encoding/json %q", doc, got, want)
+		}
+	}
+}
+
+func TestDecodeStringAndCompactMatchEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 5000 {
+		s := jsonxtest.RandomString(r)
+		raw := []byte(jsonxtest.Encode(t, s))
+		got, err := DecodeString(raw)
+		var want string
+		werr := json.Unmarshal(raw, &want)
+		if got != want || errText(err) != errText(werr) {
+			t.Fatalf("case %d %s: %q, %v; encoding/json %q, %v", i, raw, got, err, want, werr)
+		}
+		doc := []byte(" {\n \"k\" :\t[ " + string(raw) + " , 1 ,{ } ] } ")
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, doc); err != nil {
+			t.Fatal(err)
+		}
+		if c := Compact(doc); !bytes.Equal(c, buf.Bytes()) {
+			t.Fatalf("Compact(%s) = %s, want %s", doc, c, buf.Bytes())
+		}
+	}
+	if got := Compact([]byte(`{"a": 1`)); string(got) != `{"a": 1` {
+		t.Errorf("Compact of invalid JSON = %q, want it unchanged", got)
+	}
+}
