@@ -74,8 +74,10 @@ func (s *Server) collectRound(ctx context.Context, x *exchange, turn *harness.Tu
 		evs = append(evs, ev)
 		return nil
 	})
+	obs := s.metrics.RunObserver(g)
 	runErr = pipeline.Run(ctx, g, sources.Reader(body, sources.WithName("upstream")), sink,
-		pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(s.metrics.Observer(g)))
+		pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(obs))
+	obs.Flush()
 	return evs, runErr, nil
 }
 

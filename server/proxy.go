@@ -160,8 +160,10 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 	defer closeExt()
 	cw, src := s.batchFlushes(w, sources.Reader(resp.Body, sources.WithName("upstream")))
 	sink := s.startSSE(cw, x, req.Model)
+	obs := s.metrics.RunObserver(g)
 	err = pipeline.Run(ctx, g, src, sink,
-		pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(s.metrics.Observer(g)))
+		pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(obs))
+	obs.Flush()
 	return s.concludeClient(w, r, x, sink, err)
 }
 

@@ -186,6 +186,83 @@ func (o *observer) Observe(ob pipeline.Observation) {
 	c.nanos.Add(int64(ob.Elapsed))
 }
 
+// RunObserver returns an Observer for one run of g that counts like
+// [Metrics.Observer] but keeps the counts in the run until Flush adds them to
+// the metrics, so that a stream's every element costs no shared atomic
+// update. Call Flush once pipeline.Run has returned; until then the run's
+// node counts are not in Snapshot or /metrics. It must not be shared by
+// concurrent runs (in async mode each node reports from its own goroutine,
+// which it may).
+func (m *Metrics) RunObserver(g *pipeline.Graph) *RunObserver {
+	o := &RunObserver{m: m, graph: g.Name()}
+	for i, info := range g.Nodes() {
+		o.nodes = append(o.nodes, runCounts{c: m.counters(o.graph, info.Name, i)})
+	}
+	return o
+}
+
+// RunObserver is the per-run observer [Metrics.RunObserver] returns.
+type RunObserver struct {
+	m     *Metrics
+	graph string
+	nodes []runCounts
+}
+
+// runCounts is one node's counts in one run, written by one goroutine.
+type runCounts struct {
+	c               *nodeCounters
+	in, out, errors uint64
+	nanos           int64
+}
+
+// Observe counts one observation in the run.
+func (o *RunObserver) Observe(ob pipeline.Observation) {
+	if ob.Index < 0 || ob.Index >= len(o.nodes) || o.nodes[ob.Index].c.key.node != ob.Node {
+		// A node the graph did not list when the run started: count it
+		// directly.
+		c := o.m.counters(o.graph, ob.Node, ob.Index)
+		if !ob.Finish {
+			c.in.Add(1)
+		}
+		c.out.Add(uint64(ob.Outputs))
+		if ob.Err != nil {
+			c.errors.Add(1)
+		}
+		c.nanos.Add(int64(ob.Elapsed))
+		return
+	}
+	n := &o.nodes[ob.Index]
+	if !ob.Finish {
+		n.in++
+	}
+	n.out += uint64(ob.Outputs)
+	if ob.Err != nil {
+		n.errors++
+	}
+	n.nanos += int64(ob.Elapsed)
+}
+
+// Flush adds the run's counts to the metrics (and clears them, so that a
+// second Flush adds nothing).
+func (o *RunObserver) Flush() {
+	for i := range o.nodes {
+		n := &o.nodes[i]
+		if n.in != 0 {
+			n.c.in.Add(n.in)
+		}
+		if n.out != 0 {
+			n.c.out.Add(n.out)
+		}
+		if n.errors != 0 {
+			n.c.errors.Add(n.errors)
+		}
+		if n.nanos != 0 {
+			n.c.nanos.Add(n.nanos)
+		}
+		*n = runCounts{c: n.c}
+	}
+}
+
 // RunError counts a fatal error returned by pipeline.Run, by the stage it
 // came from ("other" when it names none).
 func (m *Metrics) RunError(err error) {

@@ -331,3 +331,58 @@ func TestTimeoutAndAuthCounters(t *testing.T) {
 		t.Errorf("prometheus:\n%s", buf.String())
 	}
 }
+
+// A RunObserver per run counts exactly what the shared Observer counts, in
+// both modes, and only once it is flushed.
+func TestRunObserverMatchesObserver(t *testing.T) {
+	shared, perRun := metrics.New(), metrics.New()
+	gs, gr := graph(t, shared), graph(t, perRun)
+	files := []string{"c05_parallel_3_interleaved.sse", "c09_truncated_no_done.sse", "c10_error_mid_stream.sse"}
+	var wg sync.WaitGroup
+	for i := range 12 {
+		data := fixture(t, files[i%len(files)])
+		mode := []pipeline.Mode{pipeline.Fused, pipeline.Async}[i%2]
+		wg.Go(func() {
+			run := func(g *pipeline.Graph, obs pipeline.Observer) {
+				if err := pipeline.Run(context.Background(), g, sources.Reader(strings.NewReader(string(data)), sources.WithReadSize(61)),
+					sinks.Discard[protocol.ResponseEvent](), pipeline.WithMode(mode), pipeline.WithObserver(obs)); err != nil {
+					t.Error(err)
+				}
+			}
+			run(gs, shared.Observer(gs))
+			obs := perRun.RunObserver(gr)
+			run(gr, obs)
+			obs.Flush()
+			obs.Flush() // a second flush adds nothing
+		})
+	}
+	wg.Wait()
+	counts := func(s metrics.Snapshot) []metrics.NodeSnapshot {
+		for i := range s.Nodes {
+			s.Nodes[i].Elapsed = 0
+		}
+		return s.Nodes
+	}
+	a, b := counts(shared.Snapshot()), counts(perRun.Snapshot())
+	if diff := cmp.Diff(a, b); diff != "" || len(a) == 0 || a[0].In == 0 {
+		t.Errorf("per-run counts differ from shared ones (-shared +per-run):\n%s", diff)
+	}
+
+	// Before Flush, nothing of the run is counted.
+	m := metrics.New()
+	g := graph(t, m)
+	obs := m.RunObserver(g)
+	if err := pipeline.Run(context.Background(), g, sources.Reader(strings.NewReader(string(fixture(t, files[0])))),
+		sinks.Discard[protocol.ResponseEvent](), pipeline.WithObserver(obs)); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range m.Snapshot().Nodes {
+		if n.In != 0 || n.Out != 0 {
+			t.Fatalf("node %s counted before Flush: %+v", n.Node, n)
+		}
+	}
+	obs.Flush()
+	if n := m.Snapshot().Nodes; len(n) == 0 || n[0].In == 0 || n[0].Elapsed <= 0 {
+		t.Fatalf("nothing counted after Flush: %+v", n)
+	}
+}
