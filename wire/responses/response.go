@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/protocol"
 )
 
@@ -55,7 +55,7 @@ var (
 // that set nothing). A field that does not encode is written as its
 // default, never as invalid JSON.
 func newEcho(req *protocol.ResponsesRequest) (echo, error) {
-	fields := map[string]json.RawMessage{}
+	var fields *jsonx.Fields
 	parallel := true
 	var err error
 	if req != nil {
@@ -64,15 +64,19 @@ func newEcho(req *protocol.ResponsesRequest) (echo, error) {
 		c.Input = nil // the conversation is not echoed
 		var raw []byte
 		if raw, err = c.MarshalJSON(); err == nil {
-			err = json.Unmarshal(raw, &fields)
+			fields, err = jsonx.NewFields(raw)
 		}
 		if err != nil {
 			err = fmt.Errorf("responses: echo the request's parameters: %w", err)
-			fields = map[string]json.RawMessage{}
+			fields = nil
 		}
 	}
 	get := func(k string, def []byte) []byte {
-		v := bytes.TrimSpace(fields[k])
+		if fields == nil {
+			return def
+		}
+		raw, _ := fields.Peek(k)
+		v := bytes.TrimSpace(raw)
 		if len(v) == 0 || string(v) == "null" {
 			return def
 		}
@@ -84,34 +88,55 @@ func newEcho(req *protocol.ResponsesRequest) (echo, error) {
 		b = append(b, '"', ':')
 		return append(b, v...)
 	}
-	var e echo
+	// The four parts are written one after the other into one array
+	// (sized for the big echoed values) and cut apart at the end.
+	size := 768
+	if fields != nil {
+		for _, k := range []string{"tools", "text", "metadata", "tool_choice"} {
+			v, _ := fields.Peek(k)
+			size += len(v)
+		}
+	}
+	if req != nil {
+		size += len(req.Instructions) + len(req.Instructions)/8
+	}
+	b := make([]byte, 0, size)
 	instructions := jsonNull
 	if req != nil && req.Instructions != "" {
 		instructions = protocol.AppendString(nil, req.Instructions)
 	}
-	e.beforeModel = field(e.beforeModel, "instructions", instructions)
-	e.beforeModel = field(e.beforeModel, "max_output_tokens", get("max_output_tokens", jsonNull))
-	e.beforeModel = field(e.beforeModel, "max_tool_calls", get("max_tool_calls", jsonNull))
+	b = field(b, "instructions", instructions)
+	b = field(b, "max_output_tokens", get("max_output_tokens", jsonNull))
+	b = field(b, "max_tool_calls", get("max_tool_calls", jsonNull))
+	modelEnd := len(b)
 
-	e.beforeStore = field(e.beforeStore, "parallel_tool_calls", strconv.AppendBool(nil, parallel))
-	e.beforeStore = field(e.beforeStore, "previous_response_id", get("previous_response_id", jsonNull))
-	e.beforeStore = field(e.beforeStore, "prompt_cache_key", get("prompt_cache_key", jsonNull))
-	e.beforeStore = field(e.beforeStore, "reasoning", reasoningEcho(req))
-	e.beforeStore = field(e.beforeStore, "safety_identifier", get("safety_identifier", jsonNull))
-	e.beforeStore = field(e.beforeStore, "service_tier", get("service_tier", jsonNull))
+	b = field(b, "parallel_tool_calls", strconv.AppendBool(nil, parallel))
+	b = field(b, "previous_response_id", get("previous_response_id", jsonNull))
+	b = field(b, "prompt_cache_key", get("prompt_cache_key", jsonNull))
+	b = field(b, "reasoning", reasoningEcho(req))
+	b = field(b, "safety_identifier", get("safety_identifier", jsonNull))
+	b = field(b, "service_tier", get("service_tier", jsonNull))
+	storeEnd := len(b)
 
-	e.beforeUsage = field(e.beforeUsage, "temperature", get("temperature", jsonNull))
-	e.beforeUsage = field(e.beforeUsage, "text", get("text", defaultText))
-	e.beforeUsage = field(e.beforeUsage, "tool_choice", get("tool_choice", defaultChoice))
-	e.beforeUsage = field(e.beforeUsage, "tools", get("tools", defaultTools))
-	e.beforeUsage = field(e.beforeUsage, "top_logprobs", get("top_logprobs", jsonNull))
-	e.beforeUsage = field(e.beforeUsage, "top_p", get("top_p", jsonNull))
-	e.beforeUsage = field(e.beforeUsage, "truncation", get("truncation", defaultTruncate))
+	b = field(b, "temperature", get("temperature", jsonNull))
+	b = field(b, "text", get("text", defaultText))
+	b = field(b, "tool_choice", get("tool_choice", defaultChoice))
+	b = field(b, "tools", get("tools", defaultTools))
+	b = field(b, "top_logprobs", get("top_logprobs", jsonNull))
+	b = field(b, "top_p", get("top_p", jsonNull))
+	b = field(b, "truncation", get("truncation", defaultTruncate))
+	usageEnd := len(b)
 
 	if u := get("user", nil); u != nil {
-		e.afterUsage = field(e.afterUsage, "user", u)
+		b = field(b, "user", u)
 	}
-	e.afterUsage = field(e.afterUsage, "metadata", get("metadata", defaultMetadata))
+	b = field(b, "metadata", get("metadata", defaultMetadata))
+	e := echo{
+		beforeModel: b[:modelEnd:modelEnd],
+		beforeStore: b[modelEnd:storeEnd:storeEnd],
+		beforeUsage: b[storeEnd:usageEnd:usageEnd],
+		afterUsage:  b[usageEnd:len(b):len(b)],
+	}
 	return e, err
 }
 

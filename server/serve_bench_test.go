@@ -1,0 +1,78 @@
+package server_test
+
+import (
+	"bufio"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/server"
+)
+
+// BenchmarkServeRequest measures what one streamed request costs the proxy
+// beyond its deltas: a client on a kept-alive connection asks for a short
+// answer (4 text deltas) from an in-process chat upstream, through serve
+// (native) and, as the peer, through net/http/httputil.ReverseProxy, which
+// translates nothing. CPU, allocations and bytes are the whole process's
+// (client, proxy and upstream run in it), so the difference between the two
+// is serve's own per-request cost: decoding and shaping the request,
+// building the response graph, translating and writing the events.
+//
+//	go test ./server -run '^$' -bench BenchmarkServeRequest -benchmem
+func BenchmarkServeRequest(b *testing.B) {
+	answer := chunk("Hello") + chunk(", ") + chunk("world") + chunk("!") +
+		`data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, answer)
+	}))
+	defer up.Close()
+
+	srv := server.New(server.Config{Upstream: up.URL + "/v1", Wire: harness.WireChat,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	serve := httptest.NewServer(srv.Handler())
+	defer serve.Close()
+	defer srv.CloseIdleConnections()
+
+	target, _ := url.Parse(up.URL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1
+	pass := httptest.NewServer(rp)
+	defer pass.Close()
+
+	body := codexRequest(userMsg, false)
+	for _, c := range []struct{ name, url, last string }{
+		{"serve-native", serve.URL + "/v1/responses", "event: response.completed"},
+		{"reverse-proxy", pass.URL + "/v1/chat/completions", "data: [DONE]"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			client := &http.Client{Transport: &http.Transport{}}
+			defer client.CloseIdleConnections()
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := client.Post(c.url, "application/json", strings.NewReader(body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				last := ""
+				sc := bufio.NewScanner(resp.Body)
+				for sc.Scan() {
+					if l := sc.Text(); l != "" {
+						last = l
+					}
+				}
+				resp.Body.Close()
+				if !strings.HasPrefix(last, c.last) && !strings.Contains(last, "response.completed") {
+					b.Fatalf("stream ended with %q", last)
+				}
+			}
+		})
+	}
+}
