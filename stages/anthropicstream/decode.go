@@ -20,8 +20,10 @@ import (
 // JSON type this package does not know, events whose data is empty or
 // whitespace, and a "[DONE]" sentinel some proxies append. The data of every
 // other event must be one JSON object: anything else is a fatal
-// *DecodeError naming the event's byte offset in the stream — except for an
-// event named "error", whose unparsable data becomes the error message.
+// *DecodeError naming the event's byte offset in the stream (and, for data
+// that is not JSON at all, such as an HTML page, quoting how it starts) —
+// except for an event named "error", whose unparsable data becomes the
+// error message.
 // Nothing after message_stop or an error event is read.
 //
 // Content block deltas (the bulk of a stream) are decoded without
@@ -51,7 +53,9 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 	if !ok && ev.Type != "message" {
 		return nil
 	}
-	data := ev.Data
+	// Surrounding whitespace is not part of the document: offsets inside
+	// the data count from its first non-blank byte, as in chat.decode.
+	data := jsonx.TrimSpace(ev.Data)
 	if jsonx.NoData(data) {
 		return nil
 	}
@@ -65,7 +69,7 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 				emit(Event{Type: TypeError, Offset: ev.Offset, Error: &APIError{Message: string(bytes.TrimSpace(data))}})
 				return nil
 			}
-			return jsonx.NewDecodeError(ev.Type, ev.Offset, d.sc.Check(false))
+			return jsonx.NewDecodeError(ev.Type, ev.Offset, d.notJSON(data, d.sc.Check(false)))
 		}
 	}
 	r, sc := &d.raw, &d.sc
@@ -152,6 +156,27 @@ type DecodeError = jsonx.DecodeError
 // the event's data where reading stopped. Its Error returns "invalid JSON at
 // data byte N: MSG".
 type SyntaxError = jsonx.SyntaxError
+
+// NotJSONError is the cause of a DecodeError whose data is not JSON at all:
+// its first byte cannot start a JSON value (an HTML error page, a log
+// line). It quotes the data's first bytes and wraps the *SyntaxError at
+// data byte 0; its Error returns e.g. `data line is not JSON: starts with
+// "<html><head><tit"…`.
+type NotJSONError = jsonx.NotJSONError
+
+// notJSON returns err, the syntax error of an event's trimmed data, as a
+// *NotJSONError quoting the data's first bytes when its first byte
+// cannot start any JSON value (an HTML error page or a plain-text line
+// where a Messages event belongs), so the error says what arrived rather
+// than only where reading stopped. Data that starts like JSON (an array, a
+// string, a broken object) keeps its syntax error.
+func (d *Decoder) notJSON(data []byte, err error) error {
+	d.sc.Reset(data)
+	if d.sc.Kind() != jsonx.KindNone {
+		return err
+	}
+	return jsonx.NotJSON("data line", data, err)
+}
 
 // empty is the non-nil empty Text of a delta whose payload is empty or absent.
 var empty = []byte{}

@@ -305,6 +305,7 @@ func TestDecodeEvents(t *testing.T) {
 		want            Event // Offset is filled in
 		none            bool
 		err             string
+		notJSON         bool // err's cause is a *NotJSONError
 	}{
 		{name: "text delta", sse: "content_block_delta", data: `{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"hi"}}`,
 			want: Event{Type: TypeContentBlockDelta, Index: 2, Delta: DeltaText, Text: []byte("hi")}},
@@ -343,6 +344,24 @@ func TestDecodeEvents(t *testing.T) {
 			none: true, err: "content_block_delta event at byte 77: invalid JSON at data byte 80: unexpected end of data in string literal"},
 		{name: "not an object", sse: "message_stop", data: `[1]`, none: true,
 			err: "message_stop event at byte 77: invalid JSON at data byte 0: invalid character '[' looking for beginning of object"},
+		// Data that is not JSON at all is named by how it starts; data that
+		// starts like JSON of another kind keeps its syntax error.
+		{name: "HTML page", sse: "content_block_delta", data: "<html><head><title>502 Bad Gateway</title></head></html>", none: true, notJSON: true,
+			err: `content_block_delta event at byte 77: data line is not JSON: starts with "<html><head><tit"…`},
+		{name: "plain text unnamed", sse: "message", data: "upstream timed out", none: true, notJSON: true,
+			err: `message event at byte 77: data line is not JSON: starts with "upstream timed o"…`},
+		{name: "short text, blanks around", sse: "message_start", data: " \t<oops>\r\n", none: true, notJSON: true,
+			err: `message_start event at byte 77: data line is not JSON: starts with "<oops>"`},
+		{name: "cut at a character boundary", sse: "message_delta", data: "ééééééééé", none: true, notJSON: true,
+			err: `message_delta event at byte 77: data line is not JSON: starts with "éééééééé"…`},
+		{name: "control byte", sse: "message_delta", data: "\x00{}", none: true, notJSON: true,
+			err: `message_delta event at byte 77: data line is not JSON: starts with "\x00{}"`},
+		{name: "string not object", sse: "message_stop", data: `"stop"`, none: true,
+			err: `message_stop event at byte 77: invalid JSON at data byte 0: invalid character '"' looking for beginning of object`},
+		{name: "word like a literal", sse: "message_stop", data: `nope`, none: true,
+			err: "message_stop event at byte 77: invalid JSON at data byte 0: invalid character 'n' looking for beginning of object"},
+		{name: "blanks before malformed", sse: "content_block_stop", data: "  {\"index\":}", none: true,
+			err: "content_block_stop event at byte 77: invalid JSON at data byte 9: invalid character '}' looking for beginning of value"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -352,6 +371,12 @@ func TestDecodeEvents(t *testing.T) {
 				var de *DecodeError
 				if err == nil || err.Error() != tc.err || !errors.As(err, &se) || !errors.As(err, &de) || de.Offset != 77 {
 					t.Fatalf("error %v, want %q (a *DecodeError wrapping a *SyntaxError)", err, tc.err)
+				}
+				if _, ok := errors.AsType[*NotJSONError](err); ok != tc.notJSON {
+					t.Errorf("error %v: *NotJSONError in the chain %v, want %v", err, ok, tc.notJSON)
+				}
+				if tc.notJSON && (se.Offset != 0 || de.DataOffset != 0) {
+					t.Errorf("not-JSON error %#v: want the syntax error at data byte 0", de)
 				}
 			} else if err != nil {
 				t.Fatal(err)

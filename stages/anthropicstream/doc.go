@@ -91,13 +91,16 @@
 //
 // anthropic.decode fails with a *DecodeError (wrapping a *SyntaxError) when
 // the data of a Messages event is not one well-formed JSON object of the
-// expected shape; anthropic.accumulate fails with a *ProtocolError for a
-// delta addressed to a block that is not open or that does not fit the
-// block's type, or a content_block_start whose index does not increase. The
-// run then returns the error (wrapped by the pipeline with the stage name and
-// input number) and no terminal event is emitted, so the caller can add a
-// Failed of its own. Events with unknown SSE names, unknown JSON types, empty
-// data or "[DONE]" are skipped, never fatal.
+// expected shape; when the data is not JSON at all (its first byte cannot
+// start a JSON value: an HTML error page, a log line) the cause is a
+// *NotJSONError that quotes its first bytes, e.g. `data line is not JSON:
+// starts with "<html><head><tit"…`. anthropic.accumulate fails with a
+// *ProtocolError for a delta addressed to a block that is not open or that
+// does not fit the block's type, or a content_block_start whose index does
+// not increase. The run then returns the error (wrapped by the pipeline
+// with the stage name and input number) and no terminal event is emitted,
+// so the caller can add a Failed of its own. Events with unknown SSE names,
+// unknown JSON types, empty data or "[DONE]" are skipped, never fatal.
 //
 // # Memory
 //

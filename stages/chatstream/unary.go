@@ -26,7 +26,9 @@ type unaryStage struct {
 // fields, tool_calls, finish_reason) plus usage, followed by a ChunkDone —
 // or, for an error body {"error":...}, one ChunkError. A body larger than
 // opts.MaxEventBytes (default 32 MiB), an empty body and malformed JSON are
-// fatal errors.
+// fatal errors; malformed JSON is a *DecodeError, whose cause is a
+// *NotJSONError quoting the body's first bytes when the body is not JSON at
+// all (`body: body is not JSON: starts with "<!DOCTYPE html>\n"…`).
 //
 // Unlike the reference implementation, which merges every index-less call
 // of a unary message into slot 0 (a known defect: docs/streams.md#unary-chat-responses), a
@@ -61,7 +63,9 @@ func (u *unaryStage) Finish(ctx context.Context, emit func(Chunk)) error {
 	}
 	c, err := u.dec.decode(data)
 	if err != nil {
-		return jsonx.NewDecodeError("", 0, err)
+		// A body that is not JSON at all (an HTML page a gateway answered
+		// with 200, a plain-text error) is named by how it starts.
+		return jsonx.NewDecodeError("", 0, jsonx.NotJSON("body", data, err))
 	}
 	if c.Kind == ChunkError {
 		emit(*c)
@@ -79,3 +83,9 @@ func (u *unaryStage) Finish(ctx context.Context, emit func(Chunk)) error {
 	emit(Chunk{Kind: ChunkDone})
 	return nil
 }
+
+// NotJSONError is the cause of a DecodeError (of chat.decode or chat.unary)
+// whose data is not JSON at all: its first byte cannot start a JSON value
+// (an HTML error page, a plain-text line). It quotes the data's first bytes
+// and wraps the *SyntaxError at data byte 0.
+type NotJSONError = jsonx.NotJSONError

@@ -40,7 +40,9 @@ const (
 // and nothing follows it: input after a terminal event (a trailing
 // "[DONE]", say) is ignored. Malformed JSON in an event this package
 // interprets, or an output item that does not decode, is a fatal error
-// naming the event's byte offset; no terminal event is emitted then.
+// naming the event's byte offset (data that is not JSON at all, such as an
+// HTML page, is also quoted by how it starts); no terminal event is emitted
+// then.
 type Decoder struct {
 	opts Options
 	sc   jsonx.Scanner
@@ -79,7 +81,9 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 	if typ == "" && ev.Type != "message" {
 		return nil
 	}
-	data := ev.Data
+	// Surrounding whitespace is not part of the document: offsets inside
+	// the data count from its first non-blank byte, as in chat.decode.
+	data := jsonx.TrimSpace(ev.Data)
 	if jsonx.NoData(data) {
 		return nil
 	}
@@ -90,7 +94,7 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 			d.failed(newUpstreamError("", "", string(bytes.TrimSpace(data))), d.responseID, emit)
 			return nil
 		}
-		return jsonx.NewDecodeError(ev.Type, ev.Offset, d.sc.Check(false))
+		return jsonx.NewDecodeError(ev.Type, ev.Offset, d.notJSON(data, d.sc.Check(false)))
 	}
 	r, sc := &d.raw, &d.sc
 	if t := handledBytes(sc.Bytes(r.typ)); t != "" {
@@ -305,6 +309,27 @@ type DecodeError = jsonx.DecodeError
 // the event's data where reading stopped. Its Error returns "invalid JSON at
 // data byte N: MSG".
 type SyntaxError = jsonx.SyntaxError
+
+// NotJSONError is the cause of a DecodeError whose data is not JSON at all:
+// its first byte cannot start a JSON value (an HTML error page, a log
+// line). It quotes the data's first bytes and wraps the *SyntaxError at
+// data byte 0; its Error returns e.g. `data line is not JSON: starts with
+// "<html><head><tit"…`.
+type NotJSONError = jsonx.NotJSONError
+
+// notJSON returns err, the syntax error of an event's trimmed data, as a
+// *NotJSONError quoting the data's first bytes when its first byte
+// cannot start any JSON value (an HTML error page or a plain-text line
+// where a Responses event belongs), so the error says what arrived rather
+// than only where reading stopped. Data that starts like JSON (an array, a
+// string, a broken object) keeps its syntax error.
+func (d *Decoder) notJSON(data []byte, err error) error {
+	d.sc.Reset(data)
+	if d.sc.Kind() != jsonx.KindNone {
+		return err
+	}
+	return jsonx.NotJSON("data line", data, err)
+}
 
 var errNoItem = errors.New("no item")
 

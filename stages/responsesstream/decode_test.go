@@ -304,6 +304,59 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
+// TestDecodeErrorText pins the text of the fatal errors: where (the event
+// and its byte offset), then what is wrong. Data that is not JSON at all is
+// quoted by how it starts; data that starts like JSON of another kind, or
+// breaks later, keeps the syntax error and its offset.
+func TestDecodeErrorText(t *testing.T) {
+	tests := []struct {
+		name, sse, data string
+		want            string
+		dataOffset      int
+		notJSON         bool
+	}{
+		{"HTML page", TypeOutputTextDelta, "<!DOCTYPE html>\n<html><body>Bad Gateway</body></html>",
+			`response.output_text.delta event at byte 5: data line is not JSON: starts with "<!DOCTYPE html>\n"…`, 0, true},
+		{"plain text, unnamed", "message", "Service Unavailable",
+			`message event at byte 5: data line is not JSON: starts with "Service Unavaila"…`, 0, true},
+		{"short, blanks around", TypeCompleted, "\t <oops> \r\n",
+			`response.completed event at byte 5: data line is not JSON: starts with "<oops>"`, 0, true},
+		{"cut at a character boundary", TypeCreated, "ééééééééé",
+			`response.created event at byte 5: data line is not JSON: starts with "éééééééé"…`, 0, true},
+		{"array, not an object", TypeCompleted, `[{"type":"response.completed"}]`,
+			"response.completed event at byte 5: invalid JSON at data byte 0: invalid character '[' looking for beginning of object", 0, false},
+		{"number, not an object", TypeCompleted, `502 Bad Gateway`,
+			"response.completed event at byte 5: invalid JSON at data byte 0: invalid character '5' looking for beginning of object", 0, false},
+		{"broken later, after blanks", TypeOutputTextDelta, "  {\"delta\":\"x\",}",
+			"response.output_text.delta event at byte 5: invalid JSON at data byte 13: invalid character '}' looking for beginning of object key string", 13, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []protocol.ResponseEvent
+			err := NewDecoder(Options{}).Push(context.Background(), sse.Event{Type: tc.sse, Data: []byte(tc.data), Offset: 5},
+				func(e protocol.ResponseEvent) { got = append(got, e) })
+			de, ok := errors.AsType[*DecodeError](err)
+			if !ok || err.Error() != tc.want {
+				t.Fatalf("error %v, want a *DecodeError %q", err, tc.want)
+			}
+			if len(got) != 0 {
+				t.Errorf("emitted %v before the error", got)
+			}
+			if _, isSyntax := errors.AsType[*SyntaxError](err); !isSyntax || de.DataOffset != tc.dataOffset || de.Offset != 5 {
+				t.Errorf("%#v: want a *SyntaxError at data byte %d of the event at byte 5", de, tc.dataOffset)
+			}
+			if _, ok := errors.AsType[*NotJSONError](err); ok != tc.notJSON {
+				t.Errorf("*NotJSONError in the chain: %v, want %v", ok, tc.notJSON)
+			}
+		})
+	}
+	// An error event's text stays its message, whatever it looks like.
+	last := terminalOf(t, []sse.Event{{Type: TypeError, Data: []byte("<html>overloaded</html>"), Offset: 5}})
+	if last.Error == nil || last.Error.Message != "<html>overloaded</html>" {
+		t.Errorf("plain error event: %+v", last)
+	}
+}
+
 // terminalOf runs events through a fresh Decoder and returns its terminal
 // event.
 func terminalOf(t *testing.T, events []sse.Event) protocol.ResponseEvent {

@@ -66,7 +66,10 @@
 // responses.decode fails with a *DecodeError when an event it interprets is
 // not one well-formed JSON object of the expected shape (wrapping a
 // *SyntaxError) or its item does not decode; the run then returns the error
-// and no terminal event is emitted.
+// and no terminal event is emitted. Data that is not JSON at all (its first
+// byte cannot start a JSON value: an HTML error page, a log line) is named
+// by its first bytes: the cause is a *NotJSONError, e.g. `data line
+// is not JSON: starts with "<html><head><tit"…`.
 //
 // # Memory
 //
