@@ -116,11 +116,12 @@ func TestNotJSONUpstream(t *testing.T) {
 }
 
 // A harness that asks for one JSON answer (a text-protocol harness's
-// non-streaming body) and gets a gateway's HTML page with status 200 —
-// whatever Content-Type it says — fails naming the body by how it starts.
+// non-streaming body) and gets a gateway's HTML page with status 200
+// labelled JSON, or not labelled, fails naming the body by how it starts.
+// (Labelled text/html, it is refused before any decoder: TestHTMLPageUpstream.)
 func TestNotJSONUnaryChatBody(t *testing.T) {
 	requireProbe(t)
-	for _, contentType := range []string{"text/html; charset=utf-8", "application/json", ""} {
+	for _, contentType := range []string{"application/json", ""} {
 		t.Run(contentType, func(t *testing.T) {
 			up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", contentType)
@@ -136,4 +137,49 @@ func TestNotJSONUnaryChatBody(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An HTML page with status 200 and Content-Type text/html, on a streamed
+// turn of every wire and on a unary one, is a 502 that says what came
+// instead of a model answer — not a stream said to be cut.
+func TestHTMLPageUpstream(t *testing.T) {
+	page := "<!DOCTYPE html>\n" + htmlPage + "\n"
+	want := `upstream answered HTTP 200 with an HTML page (Content-Type text/html), not a model answer: starts with "<!DOCTYPE html>\n<html>`
+	cases := []struct {
+		name string
+		wire harness.Wire
+		path string
+		body string
+	}{
+		{"chat", harness.WireChat, "/v1/responses", codexRequest(userMsg, false)},
+		{"messages", harness.WireMessages, "/h/claude-code/v1/responses", codexRequest(userMsg, false)},
+		{"responses", harness.WireResponses, "/v1/responses", codexRequest(userMsg, false)},
+		{"non-streaming client", harness.WireChat, "/v1/responses", nonStreaming(codexRequest(userMsg, false))},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				_, _ = io.WriteString(w, page)
+			}))
+			p := newProxy(t, up, server.Config{Wire: c.wire})
+			resp := p.post(t, c.path, c.body, nil)
+			msg, typ := errorBody(t, resp)
+			if resp.StatusCode != http.StatusBadGateway || typ != "server_error" || !strings.Contains(msg, want) {
+				t.Errorf("%d %s %q, want 502 server_error holding %q", resp.StatusCode, typ, msg, want)
+			}
+		})
+	}
+	t.Run("unary turn", func(t *testing.T) {
+		requireProbe(t)
+		up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = io.WriteString(w, page)
+		}))
+		p := newProxy(t, up, server.Config{})
+		resp := p.post(t, probePath(), withInstructions(codexRequest(userMsg, false), wantUnary), nil)
+		if msg, _ := errorBody(t, resp); resp.StatusCode != http.StatusBadGateway || !strings.Contains(msg, want) {
+			t.Errorf("%d %q, want 502 holding %q", resp.StatusCode, msg, want)
+		}
+	})
 }

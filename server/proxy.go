@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -223,6 +224,14 @@ func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Reques
 		defer resp.Body.Close()
 		return nil, s.upstreamError(w, resp), "upstream_error"
 	}
+	if page := htmlPage(resp); page != "" {
+		// A login page, a captive portal or a misrouted proxy answering
+		// 200: no decoder would see a data line in it, and the client
+		// would be told the stream was cut. Say what came instead.
+		resp.Body.Close()
+		x.err = errors.New(page)
+		return nil, writeError(w, http.StatusBadGateway, "server_error", "upstream_not_a_stream", "harnessflow: "+s.redactKey(page)), "upstream_error"
+	}
 	return resp, 0, ""
 }
 
@@ -310,6 +319,22 @@ func bodyStreams(body []byte) bool {
 		return sc.Skip()
 	})
 	return ok && !typeErr && stream
+}
+
+// htmlPage describes a 2xx answer that is an HTML page (Content-Type
+// text/html or application/xhtml+xml) rather than a stream or a JSON body,
+// quoting how it starts; "" for anything else.
+func htmlPage(resp *http.Response) string {
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch strings.ToLower(ct) {
+	case "text/html", "application/xhtml+xml":
+	default:
+		return ""
+	}
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(resp.Body, head)
+	start := strings.ToValidUTF8(strings.TrimSpace(string(head[:n])), "")
+	return fmt.Sprintf("upstream answered HTTP %d with an HTML page (Content-Type %s), not a model answer: starts with %q", resp.StatusCode, ct, start)
 }
 
 // unary reports whether the upstream's answer is one JSON body rather than a
