@@ -88,3 +88,27 @@ func TestUpstreamConnectionsAreReused(t *testing.T) {
 		t.Errorf("the upstream saw %d connections for 2 batches of %d concurrent streams, want %d (one per stream of a batch)", got, streams, streams)
 	}
 }
+
+// A request far bigger than the transport's write buffer reaches the
+// upstream whole, with a Content-Length that matches it.
+func TestLargeRequestBodyReachesUpstream(t *testing.T) {
+	text := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	got := make(chan string, 1)
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil || int64(len(body)) != r.ContentLength {
+			got <- "bad body"
+		} else {
+			got <- string(body)
+		}
+		burstChat(w, r)
+	}))
+	p := newProxy(t, up, server.Config{})
+	resp := p.post(t, "/v1/responses", `{"model":"m","input":"`+text+`","stream":true,"store":false}`, nil)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	body := <-got
+	if !strings.Contains(body, `"content":"`+text+`"`) {
+		t.Fatalf("the upstream got %d bytes without the whole user text", len(body))
+	}
+}
