@@ -16,10 +16,15 @@ import (
 // valid whatever the caller later does with the bytes it passed in. A key that occurs more
 // than once keeps its last value, as encoding/json's map decoding does.
 type Fields struct {
-	keys  []string
-	vals  []json.RawMessage
-	index map[string]int // key → position, for objects with many members
-	Err   error
+	members []member
+	index   map[string]int // key → position, for objects with many members
+	Err     error
+}
+
+// member is one key and its value.
+type member struct {
+	key string
+	val json.RawMessage
 }
 
 // fieldsIndexAt is the member count from which a Fields looks keys up in a map
@@ -41,7 +46,7 @@ func NewFields(data []byte) (*Fields, error) {
 	own := bytes.Clone(data)
 	var s Scanner
 	s.Reset(own)
-	d := &Fields{}
+	d := &Fields{members: make([]member, 0, 8)}
 	m := s.Members()
 	for m.Next() {
 		k := string(m.Key())
@@ -65,17 +70,17 @@ func NewFields(data []byte) (*Fields, error) {
 // set records member k (a later occurrence replaces the value of an earlier one).
 func (d *Fields) set(k string, v json.RawMessage) {
 	if i := d.find(k); i >= 0 {
-		d.vals[i] = v
+		d.members[i].val = v
 		return
 	}
-	d.keys, d.vals = append(d.keys, k), append(d.vals, v)
+	d.members = append(d.members, member{k, v})
 	switch {
 	case d.index != nil:
-		d.index[k] = len(d.keys) - 1
-	case len(d.keys) == fieldsIndexAt:
+		d.index[k] = len(d.members) - 1
+	case len(d.members) == fieldsIndexAt:
 		d.index = make(map[string]int, 2*fieldsIndexAt)
-		for i, k := range d.keys {
-			d.index[k] = i
+		for i, m := range d.members {
+			d.index[m.key] = i
 		}
 	}
 }
@@ -88,8 +93,8 @@ func (d *Fields) find(k string) int {
 		}
 		return -1
 	}
-	for i, key := range d.keys {
-		if key == k {
+	for i := range d.members {
+		if d.members[i].key == k {
 			return i
 		}
 	}
@@ -99,7 +104,7 @@ func (d *Fields) find(k string) int {
 // lookup returns the value of key k, if present.
 func (d *Fields) lookup(k string) (json.RawMessage, bool) {
 	if i := d.find(k); i >= 0 {
-		return d.vals[i], true
+		return d.members[i].val, true
 	}
 	return nil, false
 }
@@ -110,15 +115,15 @@ func (d *Fields) remove(k string) {
 	if i < 0 {
 		return
 	}
-	last := len(d.keys) - 1
+	last := len(d.members) - 1
 	if d.index != nil {
 		delete(d.index, k)
 		if i != last {
-			d.index[d.keys[last]] = i
+			d.index[d.members[last].key] = i
 		}
 	}
-	d.keys[i], d.vals[i] = d.keys[last], d.vals[last]
-	d.keys, d.vals = d.keys[:last], d.vals[:last]
+	d.members[i] = d.members[last]
+	d.members = d.members[:last]
 }
 
 func isNull(raw json.RawMessage) bool { return len(raw) == 4 && string(raw) == "null" }
@@ -272,7 +277,31 @@ func (d *Fields) Int64Ptr(k string) *int64 { return ptr[int64](d, k) }
 func (d *Fields) Uint64Ptr(k string) *uint64 { return ptr[uint64](d, k) }
 
 // Strings reads an array of strings; missing or null gives nil.
-func (d *Fields) Strings(k string) []string { return value[[]string](d, k) }
+func (d *Fields) Strings(k string) []string {
+	raw, ok := d.lookup(k)
+	if !ok || len(raw) == 0 || raw[0] != '[' {
+		return value[[]string](d, k)
+	}
+	var s Scanner
+	s.Reset(raw)
+	out := []string{}
+	e := s.Elems()
+	for e.Next() {
+		if s.Kind() != KindString {
+			return value[[]string](d, k) // encoding/json's error
+		}
+		v, ok := s.Str()
+		if !ok {
+			break
+		}
+		out = append(out, string(v))
+	}
+	if !e.Done() || !s.End() {
+		return value[[]string](d, k)
+	}
+	d.remove(k)
+	return out
+}
 
 // Raw reads any JSON value, compacted. Missing gives nil; null gives "null".
 func (d *Fields) Raw(k string) json.RawMessage {
@@ -347,12 +376,12 @@ func (d *Fields) Extra(drop ...string) map[string]json.RawMessage {
 	for _, k := range drop {
 		d.remove(k)
 	}
-	if len(d.keys) == 0 {
+	if len(d.members) == 0 {
 		return nil
 	}
-	e := make(map[string]json.RawMessage, len(d.keys))
-	for i, k := range d.keys {
-		e[k] = Compact(d.vals[i])
+	e := make(map[string]json.RawMessage, len(d.members))
+	for _, m := range d.members {
+		e[m.key] = Compact(m.val)
 	}
 	return e
 }

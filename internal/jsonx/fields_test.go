@@ -28,8 +28,8 @@ func TestFieldsMatchesMapDecoding(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := map[string]json.RawMessage{}
-		for i, k := range d.keys {
-			got[k] = d.vals[i]
+		for _, m := range d.members {
+			got[m.key] = m.val
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\n got %q\nwant %q", doc, got, want)
@@ -132,6 +132,23 @@ func TestTypedReadersMatchEncodingJSON(t *testing.T) {
 		d, _ = NewFields([]byte(`{"v":` + raw + `}`))
 		if s := d.DecodeStr("v"); werr == nil && d.Err == nil {
 			t.Errorf("DecodeStr(%s) = %q without error", raw, s)
+		}
+	}
+}
+
+func TestStringsMatchesEncodingJSONArrays(t *testing.T) {
+	for _, raw := range []string{`[]`, `["a","\u00e9"]`, `[ "x" , "y" ]`, `["a",1]`, `[null]`, `"s"`, `{}`} {
+		d, _ := NewFields([]byte(`{"v":` + raw + `}`))
+		got := d.Strings("v")
+		var want []string
+		werr := json.Unmarshal([]byte(raw), &want)
+		if errText(d.Err) != errText(func() error {
+			if werr != nil {
+				return fmt.Errorf("field v: %w", werr)
+			}
+			return nil
+		}()) || (werr == nil && !reflect.DeepEqual(got, want)) {
+			t.Errorf("Strings(%s) = %q, %v; encoding/json %q, %v", raw, got, d.Err, want, werr)
 		}
 	}
 }
