@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,23 +16,39 @@ import (
 	"github.com/harnessflow/harnessflow/server"
 )
 
-// BenchmarkServeRequest measures what one streamed request costs the proxy
-// beyond its deltas: a client on a kept-alive connection asks for a short
-// answer (4 text deltas) from an in-process chat upstream, through serve
+// BenchmarkServeRequest measures what one streamed request costs the proxy:
+// a client on a kept-alive connection asks for an answer of 4 or 200 text
+// deltas (the upstream flushes each chunk) from an in-process chat upstream, through serve
 // (native) and, as the peer, through net/http/httputil.ReverseProxy, which
 // translates nothing. CPU, allocations and bytes are the whole process's
 // (client, proxy and upstream run in it), so the difference between the two
-// is serve's own per-request cost: decoding and shaping the request,
-// building the response graph, translating and writing the events.
+// is serve's own cost: decoding and shaping the request, building the
+// response graph, translating and writing the events. The difference
+// between the two answer lengths, over 196, is the cost of one delta.
 //
 //	go test ./server -run '^$' -bench BenchmarkServeRequest -benchmem
 func BenchmarkServeRequest(b *testing.B) {
-	answer := chunk("Hello") + chunk(", ") + chunk("world") + chunk("!") +
-		`data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"
+	for _, deltas := range []int{4, 200} {
+		b.Run(fmt.Sprintf("deltas-%d", deltas), func(b *testing.B) { benchServeRequest(b, deltas) })
+	}
+}
+
+// benchServeRequest runs BenchmarkServeRequest with answers of deltas
+// text deltas, each upstream chunk written and flushed on its own.
+func benchServeRequest(b *testing.B, deltas int) {
+	var answer []string
+	for i := range deltas {
+		answer = append(answer, chunk(fmt.Sprintf("word%d ", i)))
+	}
+	answer = append(answer, `data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, answer)
+		rc := http.NewResponseController(w)
+		for _, c := range answer {
+			io.WriteString(w, c)
+			rc.Flush()
+		}
 	}))
 	defer up.Close()
 
@@ -61,15 +78,18 @@ func BenchmarkServeRequest(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				last := ""
+				// The client keeps the last line in one buffer: it allocates
+				// nothing per line, so the counts are the proxy's and the
+				// upstream's.
+				last := make([]byte, 0, 4096)
 				sc := bufio.NewScanner(resp.Body)
 				for sc.Scan() {
-					if l := sc.Text(); l != "" {
-						last = l
+					if l := sc.Bytes(); len(l) > 0 {
+						last = append(last[:0], l...)
 					}
 				}
 				resp.Body.Close()
-				if !strings.HasPrefix(last, c.last) && !strings.Contains(last, "response.completed") {
+				if !strings.HasPrefix(string(last), c.last) && !strings.Contains(string(last), "response.completed") {
 					b.Fatalf("stream ended with %q", last)
 				}
 			}
