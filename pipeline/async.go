@@ -13,6 +13,7 @@ import (
 // asyncRun is the shared state of one async run.
 type asyncRun struct {
 	obs      Observer
+	clock    clock
 	maxBatch int
 }
 
@@ -73,7 +74,7 @@ func (n *inst[In, Out]) newEdge(buffer int) any { return newEdgeOf[Out](buffer) 
 // goroutines of their own. fail, when not nil, is called with the first
 // error of a part.
 func runAsync[In, Out any](ctx context.Context, fail context.CancelFunc, g *Graph, insts []instance, src Source[In], sink Sink[Out], cfg *runConfig) error {
-	rt := &asyncRun{obs: cfg.observer, maxBatch: cfg.maxBatch}
+	rt := &asyncRun{obs: cfg.observer, clock: clock{on: cfg.observer != nil && !cfg.untimed}, maxBatch: cfg.maxBatch}
 	r := gs.NewRuntime(cfg.buffer)
 	if fail != nil {
 		r.OnError = func(error) { fail() }
@@ -211,9 +212,9 @@ func (n *inst[In, Out]) asyncProc(rt *asyncRun, idx int, name string, in, out an
 				return
 			}
 			// Waiting for downstream is not this node's time.
-			start := time.Now()
+			start := a.rt.clock.now()
 			a.sendErr = a.send(b)
-			a.blocked += time.Since(start)
+			a.blocked += a.rt.clock.now() - start
 		}
 	}
 	return a
@@ -233,14 +234,14 @@ func (a *asyncNode[In, Out]) Process(ctx context.Context, batch any, send gs.Sen
 	}()
 	for _, v := range *b {
 		n.seq++
-		var start time.Time
+		var start time.Duration
 		outs := n.outs
 		if a.rt.obs != nil {
-			start, a.blocked = time.Now(), 0
+			start, a.blocked = a.rt.clock.now(), 0
 		}
 		perr := n.stage.Push(ctx, v, a.emit)
 		if a.rt.obs != nil {
-			a.rt.obs.Observe(Observation{Node: n.name, Index: n.idx, Seq: n.seq, Outputs: int(n.outs - outs), Elapsed: time.Since(start) - a.blocked, Err: perr})
+			a.rt.obs.Observe(Observation{Node: n.name, Index: n.idx, Seq: n.seq, Outputs: int(n.outs - outs), Elapsed: a.rt.clock.now() - start - a.blocked, Err: perr})
 		}
 		if perr != nil {
 			return &StageError{Stage: n.name, Seq: n.seq, Err: perr}
@@ -275,11 +276,11 @@ func (a *asyncNode[In, Out]) Finish(ctx context.Context, send gs.Sender) (err er
 		}
 	}()
 	outs := n.outs
-	start := time.Now()
+	start := a.rt.clock.now()
 	a.blocked = 0
 	ferr := f.Finish(ctx, a.emit)
 	if a.rt.obs != nil {
-		a.rt.obs.Observe(Observation{Node: n.name, Index: n.idx, Seq: n.seq, Finish: true, Outputs: int(n.outs - outs), Elapsed: time.Since(start) - a.blocked, Err: ferr})
+		a.rt.obs.Observe(Observation{Node: n.name, Index: n.idx, Seq: n.seq, Finish: true, Outputs: int(n.outs - outs), Elapsed: a.rt.clock.now() - start - a.blocked, Err: ferr})
 	}
 	if ferr != nil {
 		return &StageError{Stage: n.name, Seq: n.seq, Finish: true, Err: ferr}
@@ -322,7 +323,7 @@ type segment struct {
 
 func newSegment(g *Graph, insts []instance, lo, hi int, edges []any, cfg *runConfig) *segment {
 	sg := &segment{g: g, insts: insts, lo: lo, hi: hi, maxBatch: cfg.maxBatch,
-		rt: &fusedRun{cur: -1, fin: -1, obs: cfg.observer}}
+		rt: &fusedRun{cur: -1, fin: -1, obs: cfg.observer, clock: clock{on: cfg.observer != nil && !cfg.untimed}}}
 	next := insts[hi-1].segmentTail(sg, edges[hi])
 	for i := hi - 1; i >= lo; i-- {
 		next = insts[i].fusedLink(sg.rt, i, next, g.nodes[i].info.Name)
@@ -416,11 +417,11 @@ func (n *inst[In, Out]) segmentTail(sg *segment, out any) any {
 		}
 		b := pending
 		pending = nil
-		start := time.Now()
+		start := rt.clock.now()
 		if err := sg.send(b); err != nil {
 			rt.fail(err)
 		}
 		// Waiting for the next segment is not this node's time.
-		rt.child += time.Since(start)
+		rt.child += rt.clock.now() - start
 	}
 }

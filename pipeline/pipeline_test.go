@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -445,6 +446,49 @@ func TestObserver(t *testing.T) {
 			want := map[string][2]uint64{"split": {2, 4}, "upper": {4, 4}, "chunk": {4, 2}, "join": {2, 2}}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// Timing is on by default (some node takes time) and WithoutTiming leaves
+// every Elapsed at 0 with the same counts, in both modes.
+func TestObserverTiming(t *testing.T) {
+	slow := pipeline.Must(pipeline.New("slow", pipeline.StageNode("sleep", pipeline.Func[string, string](
+		func(_ context.Context, s string, emit func(string)) error {
+			time.Sleep(time.Millisecond)
+			emit(s)
+			return nil
+		}))))
+	for _, m := range modes {
+		t.Run(m.String(), func(t *testing.T) {
+			var timed, untimed []pipeline.Observation
+			var mu sync.Mutex
+			record := func(into *[]pipeline.Observation) pipeline.Observer {
+				return pipeline.ObserverFunc(func(o pipeline.Observation) {
+					mu.Lock()
+					*into = append(*into, o)
+					mu.Unlock()
+				})
+			}
+			in := []string{"a", "b", "c"}
+			if _, err := runCollect[string, string](t, slow, in, pipeline.WithMode(m), pipeline.WithObserver(record(&timed))); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := runCollect[string, string](t, slow, in, pipeline.WithMode(m), pipeline.WithObserver(record(&untimed)), pipeline.WithoutTiming()); err != nil {
+				t.Fatal(err)
+			}
+			if len(timed) != len(in) || len(untimed) != len(in) {
+				t.Fatalf("%d and %d observations, want %d", len(timed), len(untimed), len(in))
+			}
+			for i := range timed {
+				if timed[i].Elapsed < time.Millisecond || untimed[i].Elapsed != 0 {
+					t.Errorf("elapsed %v timed, %v untimed", timed[i].Elapsed, untimed[i].Elapsed)
+				}
+				timed[i].Elapsed = 0
+			}
+			if diff := cmp.Diff(timed, untimed); diff != "" {
+				t.Errorf("observations differ beyond Elapsed (-timed +untimed):\n%s", diff)
 			}
 		})
 	}

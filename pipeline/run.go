@@ -136,6 +136,7 @@ func (f ObserverFunc) Observe(o Observation) { f(o) }
 type runConfig struct {
 	mode     Mode
 	observer Observer
+	untimed  bool
 	buffer   int
 	maxBatch int
 }
@@ -148,6 +149,27 @@ func WithMode(m Mode) RunOption { return func(c *runConfig) { c.mode = m } }
 
 // WithObserver installs an observation hook on every node.
 func WithObserver(o Observer) RunOption { return func(c *runConfig) { c.observer = o } }
+
+// WithoutTiming makes the observations of the run carry no Elapsed (it is
+// 0): the run reads no clock for them. Counting alone is what a proxy with
+// thousands of streams wants; reading the clock twice per node per element
+// is the larger part of what observing costs.
+func WithoutTiming() RunOption { return func(c *runConfig) { c.untimed = true } }
+
+// clockStart is the instant the node clocks count from, set once.
+var clockStart = time.Now()
+
+// clock times nodes for observations: one monotonic read per reading, none
+// when it is off.
+type clock struct{ on bool }
+
+// now returns the time since clockStart, or 0 when the clock is off.
+func (c clock) now() time.Duration {
+	if !c.on {
+		return 0
+	}
+	return time.Since(clockStart)
+}
 
 // WithBuffer sets how many batches each async channel holds (default 16).
 func WithBuffer(n int) RunOption { return func(c *runConfig) { c.buffer = max(n, 0) } }
@@ -317,6 +339,7 @@ type fusedRun struct {
 	cur   int // index of the node currently running; -1 source, len sink
 	fin   int // index of the node whose Finish is running, or -1
 	obs   Observer
+	clock clock
 	child time.Duration // time spent downstream of the running node
 }
 
@@ -327,7 +350,7 @@ func (rt *fusedRun) fail(err error) {
 }
 
 func runFused[In, Out any](ctx context.Context, g *Graph, insts []instance, src Source[In], sink Sink[Out], cfg *runConfig) (err error) {
-	rt := &fusedRun{ctx: ctx, cur: -1, fin: -1, obs: cfg.observer}
+	rt := &fusedRun{ctx: ctx, cur: -1, fin: -1, obs: cfg.observer, clock: clock{on: cfg.observer != nil && !cfg.untimed}}
 	n := len(insts)
 	var sinkSeq uint64
 	defer func() {
@@ -402,9 +425,9 @@ func (n *inst[In, Out]) fusedLink(rt *fusedRun, idx int, next any, name string) 
 			n.seq++
 			prev, saved, outs := rt.cur, rt.child, n.outs
 			rt.cur, rt.child = idx, 0
-			start := time.Now()
+			start := rt.clock.now()
 			err := n.stage.Push(rt.ctx, v, counted)
-			total := time.Since(start)
+			total := rt.clock.now() - start
 			self := total - rt.child
 			rt.cur, rt.child = prev, saved+total
 			rt.obs.Observe(Observation{Node: name, Index: idx, Seq: n.seq, Outputs: int(n.outs - outs), Elapsed: self, Err: err})
@@ -434,11 +457,11 @@ func (n *inst[In, Out]) fusedFinish(rt *fusedRun) error {
 	}
 	rt.cur, rt.child, rt.fin = n.idx, 0, n.idx
 	outs := n.outs
-	start := time.Now()
+	start := rt.clock.now()
 	err := f.Finish(rt.ctx, n.next)
 	rt.fin = -1
 	if rt.obs != nil {
-		self := time.Since(start) - rt.child
+		self := rt.clock.now() - start - rt.child
 		rt.obs.Observe(Observation{Node: n.name, Index: n.idx, Seq: n.seq, Finish: true, Outputs: int(n.outs - outs), Elapsed: self, Err: err})
 	}
 	rt.cur = -1

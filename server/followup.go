@@ -76,7 +76,7 @@ func (s *Server) collectRound(ctx context.Context, x *exchange, turn *harness.Tu
 	})
 	obs := s.metrics.RunObserver(g)
 	runErr = pipeline.Run(ctx, g, sources.Reader(body, sources.WithName("upstream")), sink,
-		pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(obs))
+		s.runOptions(obs)...)
 	obs.Flush()
 	return evs, runErr, nil
 }

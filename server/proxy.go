@@ -163,7 +163,7 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 	sink := s.startSSE(cw, x, req.Model)
 	obs := s.metrics.RunObserver(g)
 	err = pipeline.Run(ctx, g, src, sink,
-		pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(obs))
+		s.runOptions(obs)...)
 	obs.Flush()
 	return s.concludeClient(w, r, x, sink, err)
 }
@@ -319,6 +319,16 @@ func bodyStreams(body []byte) bool {
 		return sc.Skip()
 	})
 	return ok && !typeErr && stream
+}
+
+// runOptions are the options of a response graph's run observed by obs:
+// the configured mode, and timing only with Config.StageTiming.
+func (s *Server) runOptions(obs pipeline.Observer) []pipeline.RunOption {
+	opts := []pipeline.RunOption{pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(obs)}
+	if !s.cfg.StageTiming {
+		opts = append(opts, pipeline.WithoutTiming())
+	}
+	return opts
 }
 
 // htmlPage describes a 2xx answer that is an HTML page (Content-Type

@@ -112,3 +112,21 @@ func TestLargeRequestBodyReachesUpstream(t *testing.T) {
 		t.Fatalf("the upstream got %d bytes without the whole user text", len(body))
 	}
 }
+
+// Node counts are always on /metrics; node time only with StageTiming.
+func TestStageTimingMetrics(t *testing.T) {
+	for _, timed := range []bool{false, true} {
+		up := newUpstream(t, http.HandlerFunc(burstChat))
+		p := newProxy(t, up, server.Config{StageTiming: timed})
+		resp := p.post(t, "/v1/responses", `{"model":"m","input":"hi","stream":true,"store":false}`, nil)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		text := metricsText(t, p)
+		if !strings.Contains(text, `harnessflow_node_inputs_total{graph="response.native.chat",node="chat.decode"}`) {
+			t.Fatalf("timed=%v: no node counts:\n%s", timed, text)
+		}
+		if got := strings.Contains(text, "harnessflow_node_seconds_total{"); got != timed {
+			t.Errorf("timed=%v: node seconds on /metrics: %v", timed, got)
+		}
+	}
+}

@@ -32,6 +32,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	keyEnv := fs.String("api-key-env", "", "send the API key in environment variable `NAME` upstream instead of the client's Authorization")
 	model := fs.String("model", "", "replace the model of every request with `NAME`")
 	modeName := fs.String("mode", "fused", "execution mode of the response graphs: fused or async")
+	stageTiming := fs.Bool("stage-timing", false, "time every node of the response graphs for /metrics (harnessflow_node_seconds_total); costs two clock reads per node per event")
 	scriptFile := fs.String("script", "", "script `FILE` for the built-in scripted model (without --upstream)")
 	verbose := fs.Bool("v", false, "debug logs (never credentials; error details may quote upstream bytes)")
 	followups := fs.String("followups", server.FollowupsClient, "harness follow-ups: client (stream them, end_turn:false) or proxy (re-ask the upstream)")
@@ -55,7 +56,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	layer.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: harnessflow serve [--listen 127.0.0.1:8787] [--upstream URL --upstream-wire chat|messages|responses]")
-		fmt.Fprintln(stderr, "       [--api-key-env NAME] [--model NAME] [--mode fused|async] [--script FILE]")
+		fmt.Fprintln(stderr, "       [--api-key-env NAME] [--model NAME] [--mode fused|async] [--stage-timing] [--script FILE]")
 		fmt.Fprintln(stderr, "       [--redact] [--redact-pattern RE]... [--log-events] [--record DIR]")
 		fmt.Fprintln(stderr, "       [--followups client|proxy] [--max-followup-rounds N] [--prompts DIR] [--model-caps FILE]")
 		fmt.Fprintln(stderr, "       [--upstream-header-timeout 2m] [--upstream-idle-timeout 5m] [--shutdown-grace 30s]")
@@ -163,6 +164,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		Model:    *model,
 		Mode:     mode,
 		Logger:   logger,
+
+		StageTiming: *stageTiming,
 
 		Models:            planCfg.Models,
 		Prompts:           planCfg.Prompts,

@@ -602,8 +602,13 @@ func (m *Metrics) WritePrometheus(w io.Writer) error {
 	nodeFamily("harnessflow_node_inputs_total", "Elements pushed into a graph node.", func(n NodeSnapshot) string { return u(n.In) })
 	nodeFamily("harnessflow_node_outputs_total", "Elements emitted by a graph node.", func(n NodeSnapshot) string { return u(n.Out) })
 	nodeFamily("harnessflow_node_errors_total", "Fatal errors raised by a graph node.", func(n NodeSnapshot) string { return u(n.Errors) })
-	nodeFamily("harnessflow_node_seconds_total", "Time spent in a graph node, excluding downstream nodes in fused mode.",
-		func(n NodeSnapshot) string { return strconv.FormatFloat(n.Elapsed.Seconds(), 'g', -1, 64) })
+	// Node time only when some run was timed (runs with
+	// pipeline.WithoutTiming report none): a column of zeros would read as
+	// "free", not "not measured".
+	if slices.ContainsFunc(s.Nodes, func(n NodeSnapshot) bool { return n.Elapsed != 0 }) {
+		nodeFamily("harnessflow_node_seconds_total", "Time spent in a graph node, excluding downstream nodes in fused mode.",
+			func(n NodeSnapshot) string { return strconv.FormatFloat(n.Elapsed.Seconds(), 'g', -1, 64) })
+	}
 
 	labelled := func(name, help, label string, vals map[string]uint64) {
 		family(name, help)
