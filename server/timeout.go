@@ -115,36 +115,72 @@ func (s *Server) do(up *http.Request, request string) (*http.Response, error) {
 		s.metrics.UpstreamTimeout(metrics.TimeoutIdle, request)
 	}}
 	if b.after > 0 {
-		b.timer = time.AfterFunc(b.after, func() { cancel(&TimeoutError{Phase: metrics.TimeoutIdle, After: b.after}) })
-		b.timer.Stop()
+		b.watch()
 	}
 	resp.Body = b
 	return resp, nil
 }
 
+// idleChecks is how many times per idle timeout an idleBody's watchdog
+// looks at the reads: a read that waits is ended between the timeout and a
+// quarter of it later.
+const idleChecks = 4
+
 // idleBody is an upstream body whose reads are bounded by the idle timeout:
-// the timer runs while a Read waits and stops when it returns, so time the
-// proxy spends writing to a slow client does not count.
+// only time a Read spends waiting counts, so time the proxy spends writing
+// to a slow client does not. A Read costs two uncontended atomic additions,
+// not a timer reset: a watchdog timer, armed once per body, wakes every
+// after/idleChecks and ends the request when it finds the same read still
+// waiting idleChecks times in a row.
 type idleBody struct {
 	body    io.ReadCloser
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	after   time.Duration
-	timer   *time.Timer // nil: no idle timeout
+	timer   *time.Timer // the watchdog; nil: no idle timeout
 	count   func()
 	counted atomic.Bool
+
+	// reads counts the start and the end of every Read: odd while one
+	// waits.
+	reads atomic.Uint64
+	// The watchdog's own state (its runs never overlap).
+	seen    uint64 // reads at its last look
+	strikes int    // looks in a row that found the same read waiting
+}
+
+// watch arms the watchdog of a body with an idle timeout.
+func (b *idleBody) watch() {
+	// Armed only once b.timer is set: check reads it.
+	b.timer = time.AfterFunc(time.Hour, b.check)
+	b.timer.Reset(b.after / idleChecks)
+}
+
+// check is the watchdog: it ends the request when the same read has been
+// waiting for idleChecks looks in a row, and looks again later otherwise.
+func (b *idleBody) check() {
+	r := b.reads.Load()
+	if r%2 == 1 && r == b.seen {
+		b.strikes++
+	} else {
+		b.strikes = 0
+	}
+	b.seen = r
+	if b.strikes >= idleChecks {
+		b.cancel(&TimeoutError{Phase: metrics.TimeoutIdle, After: b.after})
+		return
+	}
+	if b.ctx.Err() == nil {
+		b.timer.Reset(b.after / idleChecks)
+	}
 }
 
 // Read reads from the upstream body; it returns a *TimeoutError once the
 // idle timeout ran out.
 func (b *idleBody) Read(p []byte) (int, error) {
-	if b.timer != nil {
-		b.timer.Reset(b.after)
-	}
+	b.reads.Add(1)
 	n, err := b.body.Read(p)
-	if b.timer != nil {
-		b.timer.Stop()
-	}
+	b.reads.Add(1)
 	if err != nil && err != io.EOF {
 		if te, ok := errors.AsType[*TimeoutError](context.Cause(b.ctx)); ok {
 			if !b.counted.Swap(true) {
