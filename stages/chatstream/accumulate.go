@@ -112,6 +112,11 @@ type accumulator struct {
 // ChunkError, ChunkTruncated or ChunkEOF — it emits the done items of the
 // reasoning and the message (completed streams only) and one StepEnd; input
 // that ends without one of these fails Finish with ErrNoEndMarker.
+//
+// Every text and reasoning delta carries SoFar (protocol.ResponseEvent):
+// the item's text so far, a view over the same append-only buffer the
+// delta and the done item's text are views of, so a consumer that checks
+// it can keep the text without a copy of its own.
 func NewAccumulateStage() pipeline.Stage[Chunk, Step] { return &accumulator{truncAt: -1} }
 
 func event(ev protocol.ResponseEvent) Step { return Step{Kind: StepEvent, Event: ev} }
@@ -165,7 +170,10 @@ func (a *accumulator) data(c *Chunk, emit func(Step)) {
 					Content: []protocol.ReasoningContent{{Type: protocol.ReasoningTypeText, Text: ""}},
 				})))
 			}
-			emit(event(protocol.ReasoningDelta(a.rsn.add(ch.Reasoning), 0)))
+			d, soFar := a.rsn.add(ch.Reasoning)
+			ev := protocol.ReasoningDelta(d, 0)
+			ev.SoFar = soFar
+			emit(event(ev))
 		}
 		for _, p := range ch.Content {
 			a.textDelta(p, emit)
@@ -198,7 +206,10 @@ func (a *accumulator) textDelta(p []byte, emit func(Step)) {
 			Content: []protocol.ContentItem{protocol.OutputText("")},
 		})))
 	}
-	emit(event(protocol.TextDelta(a.text.add(p))))
+	d, soFar := a.text.add(p)
+	ev := protocol.TextDelta(d)
+	ev.SoFar = soFar
+	emit(event(ev))
 }
 
 func isToolCallsFinish(fr []byte) bool {
@@ -303,18 +314,30 @@ func (a *accumulator) Finish(ctx context.Context, _ func(Step)) error {
 
 // textLog is an append-only byte log that hands out what is appended as
 // strings without copying them: one growing buffer instead of one
-// allocation per delta. This is safe because bytes are never modified once
-// written and the log is never truncated or reused: when append moves the
-// log to a bigger array, the old array keeps its contents and stays alive
-// for as long as a string refers to it. The full text at the end is a
-// string over the whole log, again without a copy.
+// allocation per delta, and the whole text so far (a delta's SoFar, the
+// done item's text) as a string over the same bytes.
+//
+// Those strings are views (unsafe.String) over the log's array, and they
+// are only sound because a byte, once appended, is never modified: append
+// writes past the end of every view handed out, and when it moves the log
+// to a bigger array the old array keeps its contents and stays alive for
+// as long as a view refers to it. Consumers rely on that beyond the usual
+// string rules: the Responses writer keeps a SoFar instead of its own copy
+// and accepts a later one that starts at the same address without
+// comparing the bytes again. So a log is never truncated, reset or
+// reused: each item's text has a log of its own (the accumulator, fresh
+// per stream, has one for the message and one for the reasoning), and
+// code that wanted to start over would have to replace the log with a new
+// zero textLog — never reslice b to b[:0], which would write new text over
+// bytes that views still show.
 type textLog struct{ b []byte }
 
-// add appends p (non-empty) and returns it as a string.
-func (l *textLog) add(p []byte) string {
+// add appends p (non-empty) and returns it as a string (delta) and
+// everything appended so far, p included (soFar), both views over the log.
+func (l *textLog) add(p []byte) (delta, soFar string) {
 	start := len(l.b)
 	l.b = append(l.b, p...)
-	return unsafe.String(&l.b[start], len(p))
+	return unsafe.String(&l.b[start], len(p)), unsafe.String(&l.b[0], len(l.b))
 }
 
 // all returns everything appended so far.

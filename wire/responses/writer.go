@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/harnessflow/harnessflow/protocol"
 )
@@ -76,6 +77,14 @@ type Options struct {
 // Events after the terminal one are ignored, and so are tool input deltas
 // of unknown or closed items and event types with no Responses form.
 //
+// The writer keeps the text of the open item (and of each reasoning part)
+// as the client received it, for the events that close it. When a delta
+// carries SoFar (protocol.ResponseEvent.SoFar) and it proves to be exactly
+// the deltas written so far, the writer keeps that string instead of a
+// copy of its own; a SoFar that does not (a stage before the writer
+// rewrote, held back or dropped deltas) is never used, so what SoFar
+// claims never changes what is written.
+//
 // With a nil io.Writer nothing is written: the Writer only builds the
 // Response object ([Writer.AppendResponse]), for a client that did not ask
 // for a stream.
@@ -99,7 +108,9 @@ type Writer struct {
 	ended    bool
 	terminal string
 	err      error
-	buf      []byte
+	buf      []byte // the event being built, reused (see reserve)
+	echoSize int    // bytes of the echoed request parameters in a response object
+	outSize  int    // estimated bytes of the done items' JSON (see itemSize)
 
 	// the terminal state
 	status  string
@@ -129,10 +140,11 @@ type item struct {
 
 	added    protocol.ResponseItem // the item as announced
 	final    protocol.ResponseItem // the item as done
-	doneJSON []byte
+	doneJSON []byte                // final's JSON when short (see keepJSONMax), for the response objects
+	size     int                   // estimated bytes of final's JSON
 
-	text     strings.Builder // message text, function arguments or custom input
-	streamed bool            // text came in deltas
+	text     deltaText // message text, function arguments or custom input, from the deltas
+	streamed bool      // text came in deltas
 
 	// reasoning: every part opened, in order, and the open one
 	parts []*part
@@ -145,9 +157,96 @@ type part struct {
 	src   int  // the index it arrived with
 	n     int  // its index for the client: parts of a kind count from 0
 	split bool // another part of the item arrived with the same index
-	text  strings.Builder
+	text  deltaText
 	done  bool   // closed: its done events were written, with final
 	final string // the text they carried
+}
+
+// deltaText is the text of an item or a reasoning part as the client
+// received it: exactly the concatenation of the deltas written for it,
+// whatever the stages before the writer did to them. It keeps that text
+// without a copy of its own while each delta's SoFar (the producer's claim
+// of the text so far, protocol.ResponseEvent.SoFar) proves to be the text
+// so far followed by the delta, and in a builder of its own from the first
+// delta that has no SoFar or one that does not prove itself (a stage
+// rewrote, held back or dropped deltas and left SoFar as it was).
+//
+// Proving a SoFar: it must be as long as the text so far and the delta,
+// end with the delta, and begin with the text so far. The last is free
+// when it starts at the same address as the SoFar kept (the producer
+// appended to the same buffer; the bytes there cannot have changed, since
+// a SoFar is never modified) and costs one comparison of the text so far
+// when it does not (the producer's buffer moved as it grew). Those
+// comparisons are paid from a credit that every accepted byte adds to, so
+// that checking stays linear in the text: a producer whose buffer grows by
+// a fraction of itself each time stays well within it, and one whose SoFar
+// moves with every delta runs out and is copied instead.
+type deltaText struct {
+	soFar  string // while !copied: soFar[base:] is the text
+	base   int    // where the text begins in soFar
+	credit int    // bytes the next prefix comparisons may take
+	copied bool   // the text is in b from now on
+	b      strings.Builder
+}
+
+const (
+	// compareCredit is the credit a text starts with, and creditPerByte
+	// what each accepted byte adds.
+	compareCredit = 64 << 10
+	creditPerByte = 8
+)
+
+// add appends delta (non-empty); soFar is its SoFar ("" when none).
+func (t *deltaText) add(delta, soFar string) {
+	if !t.copied {
+		if t.accept(delta, soFar) {
+			return
+		}
+		// From here on a copy of its own, starting with the text proven so far.
+		t.copied = true
+		t.b.WriteString(t.soFar[t.base:])
+		t.soFar, t.base = "", 0
+	}
+	t.b.WriteString(delta)
+}
+
+// accept takes soFar as the text so far with delta appended if it proves
+// to be that (see deltaText) and reports whether it did.
+func (t *deltaText) accept(delta, soFar string) bool {
+	if len(soFar) < len(delta) || soFar[len(soFar)-len(delta):] != delta {
+		return false
+	}
+	if t.soFar == "" {
+		// The first delta: the text is the end of soFar that is the delta.
+		// (The producer's text may have begun in an earlier item, one the
+		// writer closed before this one opened.)
+		t.soFar, t.base, t.credit = soFar, len(soFar)-len(delta), compareCredit+creditPerByte*len(delta)
+		return true
+	}
+	n := len(t.soFar)
+	if len(soFar) != n+len(delta) {
+		return false
+	}
+	if unsafe.StringData(soFar) != unsafe.StringData(t.soFar) {
+		// Another address: compare the text so far, once, if the credit
+		// allows it.
+		m := n - t.base
+		if m > t.credit || soFar[t.base:n] != t.soFar[t.base:] {
+			return false
+		}
+		t.credit -= m
+	}
+	t.soFar = soFar
+	t.credit += creditPerByte * len(delta)
+	return true
+}
+
+// String returns the text.
+func (t *deltaText) String() string {
+	if t.copied {
+		return t.b.String()
+	}
+	return t.soFar[t.base:]
 }
 
 // findPart returns the part of kind that arrived with index src, nil when
@@ -190,6 +289,7 @@ func NewWriter(w io.Writer, opts Options) *Writer {
 	}
 	s.idBase = strings.TrimPrefix(s.id, "resp_")
 	s.echo, _ = newEcho(opts.Request) // an unencodable parameter is echoed as its default
+	s.echoSize = len(s.echo.beforeModel) + len(s.echo.beforeStore) + len(s.echo.beforeUsage) + len(s.echo.afterUsage)
 	if s.flush == nil && w != nil {
 		switch f := w.(type) {
 		case interface{ Flush() error }:
@@ -241,7 +341,12 @@ func (s *Writer) Output() []protocol.ResponseItem {
 // AppendResponse appends the current Response object: after the terminal
 // event the one it carried (the JSON body of a non-streaming request).
 func (s *Writer) AppendResponse(b []byte) []byte {
-	return s.appendResponse(b, s.status)
+	if n := s.responseSize(); n >= reserveMin {
+		b = slices.Grow(b, n)
+	}
+	// The done items encoded once already (finish), so they encode again.
+	b, _ = s.appendResponse(b, s.status)
+	return b
 }
 
 // Fail ends the stream with response.failed for e, unless it already ended
@@ -286,11 +391,11 @@ func (s *Writer) Accept(ev protocol.ResponseEvent) error {
 		}
 		return s.done(ev.Item)
 	case protocol.EventOutputTextDelta:
-		return s.textDelta(ev.Delta)
+		return s.textDelta(ev.Delta, ev.SoFar)
 	case protocol.EventReasoningContentDelta:
-		return s.reasoningDelta(ev.Delta, 'c', ev.ContentIndex)
+		return s.reasoningDelta(ev.Delta, ev.SoFar, 'c', ev.ContentIndex)
 	case protocol.EventReasoningSummaryDelta:
-		return s.reasoningDelta(ev.Delta, 's', ev.SummaryIndex)
+		return s.reasoningDelta(ev.Delta, ev.SoFar, 's', ev.SummaryIndex)
 	case protocol.EventReasoningSummaryPartAdded:
 		it, err := s.openReasoning()
 		if err != nil {
@@ -319,7 +424,7 @@ func (s *Writer) ensureCreated() error {
 	for _, typ := range []string{"response.created", "response.in_progress"} {
 		b := s.begin(typ)
 		b = append(b, `,"response":`...)
-		b = s.appendResponse(b, StatusInProgress)
+		b, _ = s.appendResponse(b, StatusInProgress) // no items: nothing to fail
 		if err := s.end(typ, b); err != nil {
 			return err
 		}
@@ -453,14 +558,19 @@ func (s *Writer) finish(it *item, d protocol.ResponseItem) error {
 		s.cur = nil
 	}
 	final := completedItem(d, it.id)
+	if m, ok := final.(*protocol.Message); ok && it.isAssistantMessage() && len(m.Content) == 0 {
+		c := *m
+		c.Content = withAnnotations([]protocol.ContentItem{protocol.OutputText(it.text.String())})
+		final = &c
+	}
+	// Each closing event of a long item carries its text, and the terminal
+	// response object every done item: one buffer big enough for the
+	// largest, allocated now, serves them all (see reserve).
+	it.size = itemSize(final)
+	s.reserve(s.outSize + it.size)
 	switch v := final.(type) {
 	case *protocol.Message:
 		if it.isAssistantMessage() {
-			if len(v.Content) == 0 {
-				c := *v
-				c.Content = withAnnotations([]protocol.ContentItem{protocol.OutputText(it.text.String())})
-				final, v = &c, &c
-			}
 			if err := s.finishMessage(it, v); err != nil {
 				return err
 			}
@@ -471,6 +581,8 @@ func (s *Writer) finish(it *item, d protocol.ResponseItem) error {
 			return err
 		}
 		final = r
+		it.size = itemSize(final) // the parts' texts may be the deltas'
+		s.reserve(s.outSize + it.size)
 	case *protocol.FunctionCall:
 		if err := s.finishTool(it, "response.function_call_arguments", "arguments", v.Name, v.Arguments); err != nil {
 			return err
@@ -480,15 +592,23 @@ func (s *Writer) finish(it *item, d protocol.ResponseItem) error {
 			return err
 		}
 	}
-	itemJSON, err := protocol.AppendItem(nil, final)
-	if err != nil {
-		return s.encodeErr("response.output_item.done", err)
-	}
-	it.final, it.doneJSON = final, itemJSON
+	// The item is encoded straight into the event. A short item's JSON is
+	// kept for the response objects; a long one is encoded again for them
+	// instead, since a copy would hold its text a second time.
 	b := s.begin("response.output_item.done")
 	b = s.appendIndex(b, it, false)
 	b = append(b, `,"item":`...)
-	b = append(b, itemJSON...)
+	start := len(b)
+	b, err := protocol.AppendItem(b, final)
+	if err != nil {
+		return s.encodeErr("response.output_item.done", err)
+	}
+	it.final = final
+	if len(b)-start <= keepJSONMax {
+		it.doneJSON = slices.Clone(b[start:])
+	}
+	s.outSize += it.size
+	it.text = deltaText{} // the done item has the text now
 	return s.end("response.output_item.done", b)
 }
 
@@ -556,7 +676,8 @@ func (s *Writer) wholePart(it *item, r *protocol.Reasoning, kind byte, idx int, 
 		return err
 	}
 	if text != "" {
-		if err := s.partDelta(it, p, text); err != nil {
+		// The whole text in one delta: it is its own text so far.
+		if err := s.partDelta(it, p, text, text); err != nil {
 			return err
 		}
 	}
@@ -608,7 +729,7 @@ func (s *Writer) openReasoning() (*item, error) {
 	return s.open(&protocol.Reasoning{}, true)
 }
 
-func (s *Writer) textDelta(delta string) error {
+func (s *Writer) textDelta(delta, soFar string) error {
 	if delta == "" {
 		return nil
 	}
@@ -616,7 +737,7 @@ func (s *Writer) textDelta(delta string) error {
 	if err != nil {
 		return err
 	}
-	it.text.WriteString(delta)
+	it.text.add(delta, soFar)
 	it.streamed = true
 	if s.w == nil {
 		s.seq++
@@ -654,7 +775,7 @@ func (s *Writer) contentPart(typ string, it *item, idx int, partType, text strin
 	return s.end(typ, b)
 }
 
-func (s *Writer) reasoningDelta(delta string, kind byte, idx int) error {
+func (s *Writer) reasoningDelta(delta, soFar string, kind byte, idx int) error {
 	if delta == "" {
 		return nil
 	}
@@ -666,7 +787,7 @@ func (s *Writer) reasoningDelta(delta string, kind byte, idx int) error {
 	if err != nil {
 		return err
 	}
-	return s.partDelta(it, p, delta)
+	return s.partDelta(it, p, delta, soFar)
 }
 
 // openPart makes the part of a reasoning item that arrives with index idx
@@ -713,8 +834,10 @@ func (s *Writer) reasoningPart(typ string, it *item, idx int, text string) error
 	return s.end(typ, b)
 }
 
-func (s *Writer) partDelta(it *item, p *part, delta string) error {
-	p.text.WriteString(delta)
+// partDelta writes a delta of part p; soFar is the producer's claim of
+// the part's text so far (protocol.ResponseEvent.SoFar), "" when none.
+func (s *Writer) partDelta(it *item, p *part, delta, soFar string) error {
+	p.text.add(delta, soFar)
 	if s.w == nil {
 		s.seq++
 		s.events++
@@ -743,6 +866,7 @@ func (s *Writer) closePart(it *item, r *protocol.Reasoning) error {
 	it.open = nil
 	text := partText(p, r)
 	p.done, p.final = true, text
+	p.text = deltaText{} // final has the text now
 	if p.kind == 's' {
 		b := s.begin("response.reasoning_summary_text.done")
 		b = s.appendIndex(b, it, true)
@@ -786,7 +910,7 @@ func (s *Writer) toolDelta(ev protocol.ResponseEvent) error {
 	default:
 		return nil
 	}
-	it.text.WriteString(ev.Delta)
+	it.text.add(ev.Delta, ev.SoFar)
 	it.streamed = true
 	b := s.begin(typ)
 	b = s.appendIndex(b, it, true)
@@ -813,10 +937,7 @@ func (s *Writer) complete(ev protocol.ResponseEvent) error {
 		s.store = s.keep(s.Output())
 	}
 	s.ended, s.terminal, s.status = true, typ, status
-	b := s.begin(typ)
-	b = append(b, `,"response":`...)
-	b = s.appendResponse(b, status)
-	return s.end(typ, b)
+	return s.terminalEvent(typ, status)
 }
 
 func (s *Writer) failed(e *protocol.StreamError) error {
@@ -838,10 +959,23 @@ func (s *Writer) failed(e *protocol.StreamError) error {
 	}
 	s.failure = &f
 	s.ended, s.terminal, s.status, s.store = true, EventFailed, StatusFailed, false
-	b := s.begin(EventFailed)
+	return s.terminalEvent(EventFailed, StatusFailed)
+}
+
+// terminalEvent writes the terminal event typ, carrying the response
+// object in status, and lets go of the event buffer: nothing is written
+// after it, and after a long text the buffer is as big as the text.
+func (s *Writer) terminalEvent(typ, status string) error {
+	s.reserve(s.outSize)
+	b := s.begin(typ)
 	b = append(b, `,"response":`...)
-	b = s.appendResponse(b, StatusFailed)
-	return s.end(EventFailed, b)
+	b, err := s.appendResponse(b, status)
+	if err != nil {
+		return s.encodeErr(typ, err)
+	}
+	err = s.end(typ, b)
+	s.buf = nil
+	return err
 }
 
 // accumulated builds the done item of an item from the item as announced
@@ -916,6 +1050,89 @@ func (s *Writer) end(typ string, b []byte) error {
 	return nil
 }
 
+// reserveMin is the event size from which reserve allocates the event
+// buffer up front; smaller events grow it as they are built.
+const reserveMin = 64 << 10
+
+// keepJSONMax is the size up to which a done item's JSON is kept for the
+// response objects (copying it is cheaper than encoding it again, and it
+// is small); a longer item is encoded again.
+const keepJSONMax = 16 << 10
+
+// reserve makes the event buffer hold, without growing, an event that
+// carries items of about items bytes of JSON (itemSize) in a response
+// object. Appending a long text to a short buffer grows it in steps, each
+// a copy of the whole that is garbage until the next collection, and the
+// closing events of a long item and the terminal one are each a little
+// longer than the one before; so the buffer is allocated once, for the
+// largest, before the first — exactly that size when it is much bigger
+// than the buffer was (a long text), else twice the old size, so that
+// many items adding up little by little do not each cost a new buffer.
+// It is called between events only (the buffer's contents are dropped).
+func (s *Writer) reserve(items int) {
+	need := s.responseSizeFor(items)
+	if need >= reserveMin && cap(s.buf) < need {
+		s.buf = make([]byte, 0, max(need, 2*cap(s.buf)))
+	}
+}
+
+// responseSize estimates the bytes of the response object with the done
+// items.
+func (s *Writer) responseSize() int { return s.responseSizeFor(s.outSize) }
+
+// responseSizeFor estimates the bytes of an event carrying a response
+// object with items of about items bytes: the items, the echoed request
+// parameters and room for the rest (ids, model, usage, the event's own
+// fields).
+func (s *Writer) responseSizeFor(items int) int {
+	return items + s.echoSize + len(s.id) + len(s.model) + 2048
+}
+
+// itemSize estimates the bytes of an item's JSON: its texts (what can be
+// long) as JSON strings and room for its other fields.
+func itemSize(item protocol.ResponseItem) int {
+	n := 512
+	switch v := item.(type) {
+	case *protocol.Message:
+		for _, c := range v.Content {
+			n += 256 + quotedSize(c.Text)
+		}
+	case *protocol.Reasoning:
+		for _, p := range v.Summary {
+			n += 64 + quotedSize(p.Text)
+		}
+		for _, p := range v.Content {
+			n += 64 + quotedSize(p.Text)
+		}
+		if v.EncryptedContent != nil {
+			n += quotedSize(*v.EncryptedContent)
+		}
+	case *protocol.FunctionCall:
+		n += quotedSize(v.Arguments) + quotedSize(v.EncryptedFunctionArgs)
+	case *protocol.CustomToolCall:
+		n += quotedSize(v.Input)
+	}
+	return n
+}
+
+// quotedSize estimates the bytes of s as a JSON string: its bytes, the
+// quotes, and for a long one a byte more for each of the escapes texts are
+// full of (newline, tab, carriage return, quote, backslash), counted.
+// Rarer escapes are longer; a text made of them makes the buffer grow once
+// more. A short one (too short to make an event reserve a buffer alone) is
+// not counted: an eighth more is room enough.
+func quotedSize(s string) int {
+	n := len(s) + 2
+	if len(s) < reserveMin/2 {
+		return n + len(s)/8
+	}
+	const escaped = "\n\t\r\"\\"
+	for i := range len(escaped) {
+		n += strings.Count(s, escaped[i:i+1])
+	}
+	return n + len(s)/1024
+}
+
 func (s *Writer) encodeErr(typ string, err error) error {
 	s.err = fmt.Errorf("responses: encode %s: %w", typ, err)
 	return s.err
@@ -931,8 +1148,10 @@ func (s *Writer) appendIndex(b []byte, it *item, withID bool) []byte {
 
 // appendResponse appends the Response object in status: the output (the
 // done items; [] while in progress), the terminal state and the echoed
-// request parameters, in the order the API writes them.
-func (s *Writer) appendResponse(b []byte, status string) []byte {
+// request parameters, in the order the API writes them. An item that does
+// not encode (it did when it was done, so only one modified since) is left
+// out and reported.
+func (s *Writer) appendResponse(b []byte, status string) ([]byte, error) {
 	b = append(b, `{"id":`...)
 	b = protocol.AppendString(b, s.id)
 	b = append(b, `,"object":"response","created_at":`...)
@@ -959,15 +1178,33 @@ func (s *Writer) appendResponse(b []byte, status string) []byte {
 	b = appendStrField(b, "model", s.model)
 	b = append(b, `,"output":[`...)
 	n := 0
+	var err error
 	if status != StatusInProgress {
 		for _, it := range s.items {
+			if it.final == nil {
+				continue
+			}
+			mark := len(b)
+			if n > 0 {
+				b = append(b, ',')
+			}
 			if it.doneJSON != nil {
-				if n > 0 {
-					b = append(b, ',')
-				}
 				b = append(b, it.doneJSON...)
 				n++
+				continue
 			}
+			// A long item encoded once (finish) and is not modified, so it
+			// encodes again, to the same bytes; should it not, it is left
+			// out and the object stays valid JSON.
+			var e error
+			if b, e = protocol.AppendItem(b, it.final); e != nil {
+				b = b[:mark]
+				if err == nil {
+					err = fmt.Errorf("output item %d: %w", it.index, e)
+				}
+				continue
+			}
+			n++
 		}
 	}
 	b = append(b, ']')
@@ -986,7 +1223,7 @@ func (s *Writer) appendResponse(b []byte, status string) []byte {
 		b = append(b, `,"end_turn":`...)
 		b = strconv.AppendBool(b, *s.endTurn)
 	}
-	return append(b, '}')
+	return append(b, '}'), err
 }
 
 func appendStrField(b []byte, k, v string) []byte {
