@@ -82,6 +82,9 @@ func (s *ResponseStage) Push(_ context.Context, ev protocol.ResponseEvent, emit 
 		return nil
 	}
 	if isDelta(ev.Type) {
+		// What goes out is not what came in: the producer's text so far
+		// (SoFar) no longer describes it.
+		ev.SoFar = ""
 		ch := s.channel(&ev)
 		if out := ch.st.Push(ev.Delta); out != "" {
 			ev.Delta = out
@@ -172,7 +175,7 @@ func (r *Redactor) Event(ev protocol.ResponseEvent) protocol.ResponseEvent {
 		ev.Item = r.Item(ev.Item)
 	}
 	if isDelta(ev.Type) {
-		ev.Delta = r.String(ev.Delta)
+		ev.Delta, ev.SoFar = r.String(ev.Delta), ""
 	}
 	if ev.Error != nil {
 		if m := r.String(ev.Error.Message); m != ev.Error.Message {

@@ -239,3 +239,29 @@ func TestResponseStageJSONEscapedArguments(t *testing.T) {
 		}
 	}
 }
+
+// Redacted deltas carry no SoFar: the producer's text so far no longer
+// describes what the stage emits (held, rewritten), so a consumer must not
+// be offered it.
+func TestResponseStageClearsSoFar(t *testing.T) {
+	soFar := ""
+	var in []protocol.ResponseEvent
+	for _, d := range []string{"key sk-pro", tSK[10:], " ok"} {
+		soFar += d
+		ev := protocol.TextDelta(d)
+		ev.SoFar = soFar
+		in = append(in, ev)
+	}
+	in = append([]protocol.ResponseEvent{protocol.Added(protocol.AssistantMessage(""))}, in...)
+	in = append(in, protocol.Done(protocol.AssistantMessage(soFar)))
+	for _, ev := range runStage(t, Default(), in)[pipeline.Fused] {
+		if ev.SoFar != "" {
+			t.Errorf("%s %q carries SoFar %q", ev.Type, ev.Delta, ev.SoFar)
+		}
+	}
+	for _, ev := range in[1:4] {
+		if out := Default().Event(ev); out.SoFar != "" {
+			t.Errorf("Redactor.Event kept SoFar %q", out.SoFar)
+		}
+	}
+}
