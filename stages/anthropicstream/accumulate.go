@@ -268,7 +268,7 @@ func (a *Accumulator) start(e Event, emit func(protocol.ResponseEvent)) error {
 			Content: []protocol.ContentItem{protocol.OutputText("")},
 		}))
 		if bl.Text != "" {
-			emit(protocol.TextDelta(b.text.add([]byte(bl.Text))))
+			emit(b.text.withSoFar(protocol.TextDelta(b.text.add([]byte(bl.Text)))))
 		}
 	case BlockThinking:
 		b.kind, b.id = kindThinking, ThinkingIDPrefix+idx
@@ -280,7 +280,7 @@ func (a *Accumulator) start(e Event, emit func(protocol.ResponseEvent)) error {
 			b.sig = []byte(bl.Signature)
 		}
 		if bl.Thinking != "" {
-			emit(protocol.ReasoningDelta(b.text.add([]byte(bl.Thinking)), 0))
+			emit(b.text.withSoFar(protocol.ReasoningDelta(b.text.add([]byte(bl.Thinking)), 0)))
 		}
 	case BlockRedactedThinking:
 		b.kind, b.id, b.data = kindRedacted, RedactedThinkingIDPrefix+idx, bl.Data
@@ -321,7 +321,7 @@ func (a *Accumulator) delta(e Event, emit func(protocol.ResponseEvent)) error {
 			break
 		}
 		if len(e.Text) > 0 {
-			emit(protocol.TextDelta(b.text.add(e.Text)))
+			emit(b.text.withSoFar(protocol.TextDelta(b.text.add(e.Text))))
 		}
 		return nil
 	case DeltaThinking:
@@ -329,7 +329,7 @@ func (a *Accumulator) delta(e Event, emit func(protocol.ResponseEvent)) error {
 			break
 		}
 		if len(e.Text) > 0 {
-			emit(protocol.ReasoningDelta(b.text.add(e.Text), 0))
+			emit(b.text.withSoFar(protocol.ReasoningDelta(b.text.add(e.Text), 0)))
 		}
 		return nil
 	case DeltaInputJSON:
@@ -514,7 +514,16 @@ func (t *textBuf) add(p []byte) string {
 	return unsafe.String(&t.buf[start], len(p))
 }
 
-// String returns the whole text. Nothing may be added afterwards.
+// withSoFar returns ev (a delta of this block) with its SoFar: the block's
+// whole text so far, a view over the buffer. Views stay valid and
+// unchanged as more is added (the buffer is append-only, and one per
+// block), which is what SoFar's consumers rely on.
+func (t *textBuf) withSoFar(ev protocol.ResponseEvent) protocol.ResponseEvent {
+	ev.SoFar = t.String()
+	return ev
+}
+
+// String returns the whole text so far, a view over the buffer.
 func (t *textBuf) String() string {
 	if len(t.buf) == 0 {
 		return ""
