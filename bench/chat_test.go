@@ -19,6 +19,7 @@ import (
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/sources"
 	"github.com/harnessflow/harnessflow/stages/chatstream"
+	"github.com/harnessflow/harnessflow/stages/metrics"
 )
 
 // chatResult is what one implementation assembled from the corpus.
@@ -76,9 +77,9 @@ func (s *eventSink) Accept(ev protocol.ResponseEvent) error {
 	return nil
 }
 
-func chatRunOurs(g *pipeline.Graph, corpus []byte, mode pipeline.Mode) (chatResult, error) {
+func chatRunOurs(g *pipeline.Graph, corpus []byte, mode pipeline.Mode, opts ...pipeline.RunOption) (chatResult, error) {
 	s := &eventSink{}
-	err := pipeline.Run(context.Background(), g, sources.Reader(bytes.NewReader(corpus)), s, pipeline.WithMode(mode))
+	err := pipeline.Run(context.Background(), g, sources.Reader(bytes.NewReader(corpus)), s, append([]pipeline.RunOption{pipeline.WithMode(mode)}, opts...)...)
 	return s.res, err
 }
 
@@ -132,6 +133,7 @@ func BenchmarkChatStream(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	m := metrics.New()
 	impls := []struct {
 		name          string
 		run           func() (chatResult, error)
@@ -139,6 +141,14 @@ func BenchmarkChatStream(b *testing.B) {
 	}{
 		{"fused", func() (chatResult, error) { return chatRunOurs(g, corpus, pipeline.Fused) }, true},
 		{"async", func() (chatResult, error) { return chatRunOurs(g, corpus, pipeline.Async) }, true},
+		// What serve's per-node metrics cost: counted only (serve's
+		// default), and counted and timed (serve --stage-timing).
+		{"fused-counted", func() (chatResult, error) {
+			return chatRunOurs(g, corpus, pipeline.Fused, pipeline.WithObserver(m.RunObserver(g)), pipeline.WithoutTiming())
+		}, true},
+		{"fused-counted-timed", func() (chatResult, error) {
+			return chatRunOurs(g, corpus, pipeline.Fused, pipeline.WithObserver(m.RunObserver(g)))
+		}, true},
 		{"openai-go", func() (chatResult, error) { return chatRunOpenAI(corpus) }, false},
 	}
 	for _, impl := range impls {
