@@ -97,4 +97,3 @@ func BenchmarkChatStreamConcurrent(b *testing.B) {
 		})
 	}
 }
-
