@@ -73,7 +73,7 @@ func TestNotJSONUpstream(t *testing.T) {
 			"responses.decode: input 2: message event at byte " + strconv.Itoa(len(responsesStart)) + ": data line is not JSON: " + htmlStart},
 		{"chat body", harness.WireChat, "/v1/responses", "application/json",
 			htmlPage,
-			"chat.unary: finish: body: body is not JSON: " + htmlStart},
+			"chat.unary: finish: body is not JSON: " + htmlStart},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -132,7 +132,7 @@ func TestNotJSONUnaryChatBody(t *testing.T) {
 			body := withInstructions(codexRequest(userMsg, false), wantUnary)
 			e := failure(t, readSSE(t, p.post(t, probePath(), body, nil).Body))
 			msg, _ := e["message"].(string)
-			if want := `stage chat.unary: finish: body: body is not JSON: starts with "<!DOCTYPE html>\n"…`; !strings.Contains(msg, want) {
+			if want := `stage chat.unary: finish: body is not JSON: starts with "<!DOCTYPE html>\n"…`; !strings.Contains(msg, want) {
 				t.Errorf("message %q, want it to hold %q", msg, want)
 			}
 		})

@@ -48,6 +48,9 @@ func (e *DecodeError) Error() string {
 		cause = e.Err.Error()
 	}
 	if e.Event == "" {
+		if _, ok := errors.AsType[*NotJSONError](e.Err); ok {
+			return cause // "body is not JSON: starts with …" names it already
+		}
 		return "body: " + cause
 	}
 	return e.Event + " event at byte " + strconv.FormatInt(e.Offset, 10) + ": " + cause

@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -11,8 +12,10 @@ func TestNotJSON(t *testing.T) {
 	}{
 		{"hello world", `data line is not JSON: starts with "hello world"`},
 		{"<html><head><title>502 Bad Gateway</title>", `data line is not JSON: starts with "<html><head><tit"…`},
-		{"ééééééééé", `data line is not JSON: starts with "éééééééé"…`}, // cut at a character boundary
-		{`{"a":}`, `invalid JSON at data byte 5: `},                     // JSON that breaks later: the parse error
+		{"ééééééééé", `data line is not JSON: starts with "éééééééé"…`},                                                                           // cut at a character boundary
+		{"A" + strings.Repeat("\x86", 20), `data line is not JSON: starts with "A\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86"…`}, // no character to back up to
+		{"€€€€€€x", `data line is not JSON: starts with "€€€€€"…`},                                                                                // 15 of 19 bytes: a whole character more would be 18
+		{`{"a":}`, `invalid JSON at data byte 5: `},                                                                                               // JSON that breaks later: the parse error
 		{`nope`, `invalid JSON at data byte `},
 	} {
 		var s Scanner

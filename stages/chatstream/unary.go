@@ -1,6 +1,7 @@
 package chatstream
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -28,7 +29,7 @@ type unaryStage struct {
 // opts.MaxEventBytes (default 32 MiB), an empty body and malformed JSON are
 // fatal errors; malformed JSON is a *DecodeError, whose cause is a
 // *NotJSONError quoting the body's first bytes when the body is not JSON at
-// all (`body: body is not JSON: starts with "<!DOCTYPE html>\n"…`).
+// all (`body is not JSON: starts with "<!DOCTYPE html>\n"…`).
 //
 // Unlike the reference implementation, which merges every index-less call
 // of a unary message into slot 0 (a known defect: docs/streams.md#unary-chat-responses), a
@@ -57,7 +58,9 @@ func (u *unaryStage) Finish(ctx context.Context, emit func(Chunk)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data := jsonx.TrimSpace(u.buf)
+	// A UTF-8 byte order mark before the body is not part of it (the SSE
+	// decoder skips one before a stream the same way).
+	data := jsonx.TrimSpace(bytes.TrimPrefix(u.buf, []byte("\xef\xbb\xbf")))
 	if len(data) == 0 {
 		return fmt.Errorf("%s: empty body", UnaryName)
 	}

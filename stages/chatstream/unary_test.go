@@ -24,15 +24,15 @@ func TestUnaryDecodeErrors(t *testing.T) {
 		notJSON    bool
 	}{
 		{"HTML page", "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head></html>\n",
-			`body: body is not JSON: starts with "<!DOCTYPE html>\n"…`, 0, true},
+			`body is not JSON: starts with "<!DOCTYPE html>\n"…`, 0, true},
 		{"plain text", "Bad Gateway",
-			`body: body is not JSON: starts with "Bad Gateway"`, 0, true},
+			`body is not JSON: starts with "Bad Gateway"`, 0, true},
 		{"blanks around", "\r\n  <h1>oops</h1> \n",
-			`body: body is not JSON: starts with "<h1>oops</h1>"`, 0, true},
+			`body is not JSON: starts with "<h1>oops</h1>"`, 0, true},
 		{"cut at a character boundary", "ééééééééé",
-			`body: body is not JSON: starts with "éééééééé"…`, 0, true},
-		{"byte order mark", "\ufeff{\"choices\":[]}",
-			`body: body is not JSON: starts with "\ufeff{\"choices\":[]"…`, 0, true},
+			`body is not JSON: starts with "éééééééé"…`, 0, true},
+		{"byte order mark, then not JSON", "\ufeff<html>",
+			`body is not JSON: starts with "<html>"`, 0, true},
 		{"array", `[{"choices":[]}]`,
 			"body: not a chat chunk: want a JSON object, got an array", -1, false},
 		{"number then text", "502 Bad Gateway",
@@ -74,6 +74,29 @@ func TestUnaryDecodeErrors(t *testing.T) {
 	}
 }
 
+// A UTF-8 byte order mark before a body is skipped, as before a stream.
+func TestUnaryByteOrderMark(t *testing.T) {
+	body := `{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
+	run := func(b string) []Chunk {
+		st := NewUnaryStage(Options{})
+		var got []Chunk
+		emit := func(c Chunk) { got = append(got, c) }
+		if err := st.Push(context.Background(), []byte(b), emit); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.(interface {
+			Finish(context.Context, func(Chunk)) error
+		}).Finish(context.Background(), emit); err != nil {
+			t.Fatalf("%q: %v", b[:3], err)
+		}
+		return got
+	}
+	plain, marked := run(body), run("\ufeff"+body)
+	if len(plain) == 0 || len(plain) != len(marked) {
+		t.Fatalf("%d chunks without the mark, %d with it", len(plain), len(marked))
+	}
+}
+
 // FuzzChatUnary: arbitrary bodies through UnaryGraph never panic, either
 // fail with no terminal event or end with exactly one, whatever the reads
 // (streamtest.CheckSplit); a body reported as not JSON is quoted from its
@@ -102,7 +125,7 @@ func FuzzChatUnary(f *testing.F) {
 		if !ok {
 			return
 		}
-		body := bytes.TrimLeft(data, " \t\r\n")
+		body := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n") // a leading byte order mark is skipped
 		if ne.Start == "" || !bytes.HasPrefix(body, []byte(ne.Start)) || ne.Truncated != (len(ne.Start) < len(bytes.TrimRight(body, " \t\r\n"))) {
 			t.Fatalf("%q: not-JSON error %+v does not quote the body's start", data, ne)
 		}

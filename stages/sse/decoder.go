@@ -469,6 +469,11 @@ func (d *Decoder) Finish(_ context.Context, emit func(Event)) error {
 		return nil
 	}
 	d.finished = true
+	if !d.bomDone && d.bomN > d.max {
+		// The stream ended inside what could have been a BOM: those bytes
+		// are an unterminated line, held to the same limit as any other.
+		return d.fail(0)
+	}
 	partial := len(d.line) > 0 || (!d.bomDone && d.bomN > 0)
 	if !partial && d.evStart < 0 {
 		return nil
