@@ -129,7 +129,8 @@ func normalizeInput(raw json.RawMessage) (json.RawMessage, error) {
 		return raw, nil
 	}
 	var text string
-	if json.Unmarshal(in, &text) == nil {
+	if t := bytes.TrimSpace(in); len(t) > 0 && t[0] == '"' && json.Unmarshal(t, &text) == nil {
+		// (Only a string: null would unmarshal into "" too.)
 		msg, err := json.Marshal([]map[string]any{{"type": "message", "role": "user",
 			"content": []map[string]string{{"type": ContentInputText, "text": text}}}})
 		if err != nil {
@@ -155,7 +156,7 @@ func normalizeInput(raw json.RawMessage) (json.RawMessage, error) {
 			continue
 		}
 		var content string
-		if json.Unmarshal(it["content"], &content) != nil {
+		if c := bytes.TrimSpace(it["content"]); len(c) == 0 || c[0] != '"' || json.Unmarshal(c, &content) != nil {
 			continue
 		}
 		partType := ContentInputText

@@ -22,6 +22,8 @@ func TestDecodeRequestShorthandDetection(t *testing.T) {
 		`{"input":[],"model":"m"}`,
 		`{"model":"m"}`,
 		`{"model":"m","input":null}`,
+		`{"model":"m","input":[{"role":"user","content":null}]}`,
+		`{"model":"m","input":[{"type":"message","role":"user","content":null}]}`,
 		`{"model":"m","input":[{"type":"mess\u0061ge","role":"user","content":"escaped type"}]}`,
 	} {
 		got, err := DecodeRequest([]byte(body))
