@@ -35,11 +35,12 @@ var errNotObject = errors.New("expected a JSON object")
 
 // NewFields parses data as a JSON object. A JSON null or any non-object is an error.
 func NewFields(data []byte) (*Fields, error) {
+	orig := data // for encoding/json's error messages, which count from its start
 	data = TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
-		if !json.Valid(data) {
+		if !json.Valid(orig) {
 			var v any
-			return nil, json.Unmarshal(data, &v)
+			return nil, json.Unmarshal(orig, &v)
 		}
 		return nil, errNotObject
 	}
@@ -59,7 +60,7 @@ func NewFields(data []byte) (*Fields, error) {
 	if !m.Done() || !s.End() {
 		// The message encoding/json gives for the same document.
 		var v map[string]json.RawMessage
-		if err := json.Unmarshal(data, &v); err != nil {
+		if err := json.Unmarshal(orig, &v); err != nil {
 			return nil, err
 		}
 		return nil, s.Check(false)

@@ -3,6 +3,7 @@ package jsonx
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -191,4 +192,55 @@ func TestDecodeStringAndCompactMatchEncodingJSON(t *testing.T) {
 	if got := Compact([]byte(`{"a": 1`)); string(got) != `{"a": 1` {
 		t.Errorf("Compact of invalid JSON = %q, want it unchanged", got)
 	}
+}
+
+// FuzzFields: NewFields and SplitArray agree with encoding/json's decoding
+// into a map and a slice of raw values — the same members (the last of a
+// duplicate key), the same elements, an error exactly when it errs (and
+// its message for a malformed object) — and Compact with json.Compact.
+func FuzzFields(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1,"a":[2]}`, `{"k\u00e9":"v\ud800"}`, ` {"x": {"y": [1, 2, {}]}} `, `[1,"a",null]`,
+		`{"a":}`, `{"a" 1}`, `[1,]`, `null`, `"s"`, `{"` + strings.Repeat(`a":1,"`, 30) + `b":2}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want map[string]json.RawMessage
+		werr := json.Unmarshal(data, &want)
+		d, err := NewFields(data)
+		if werr == nil && want == nil { // null: Fields wants an object
+			if !errors.Is(err, errNotObject) {
+				t.Fatalf("%q: NewFields error %v, want %v", data, err, errNotObject)
+			}
+			return
+		}
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("%q: NewFields error %v, encoding/json %v", data, err, werr)
+		}
+		if err == nil {
+			got := map[string]json.RawMessage{}
+			for _, m := range d.members {
+				got[m.key] = m.val
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q:\n got %q\nwant %q", data, got, want)
+			}
+		} else if t0 := TrimSpace(data); len(t0) > 0 && t0[0] == '{' && err.Error() != werr.Error() {
+			t.Fatalf("%q: %v, encoding/json %v", data, err, werr)
+		}
+		var wantElems []json.RawMessage
+		welems := json.Unmarshal(data, &wantElems)
+		elems, eerr := SplitArray(data)
+		if errText(eerr) != errText(welems) || (welems == nil && !reflect.DeepEqual(elems, wantElems)) {
+			t.Fatalf("%q: SplitArray %q, %v; encoding/json %q, %v", data, elems, eerr, wantElems, welems)
+		}
+		if json.Valid(data) {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, data); err != nil {
+				t.Fatal(err)
+			}
+			if c := Compact(data); !bytes.Equal(c, buf.Bytes()) {
+				t.Fatalf("Compact(%q) = %q, want %q", data, c, buf.Bytes())
+			}
+		}
+	})
 }
