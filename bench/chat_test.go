@@ -6,15 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
+	"github.com/harnessflow/harnessflow/benchmark"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/sources"
@@ -157,7 +155,7 @@ func BenchmarkChatStream(b *testing.B) {
 			b.ReportAllocs()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			cpu0, cpuOK := chatProcessCPU()
+			cpu0, cpuOK := benchmark.ProcessCPU()
 			for b.Loop() {
 				r, err := impl.run()
 				if err != nil {
@@ -167,7 +165,7 @@ func BenchmarkChatStream(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			cpu1, _ := chatProcessCPU()
+			cpu1, _ := benchmark.ProcessCPU()
 			runtime.ReadMemStats(&after)
 			chunks := float64(b.N) * chatCorpusChunks
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/chunks, "ns/chunk")
@@ -179,32 +177,6 @@ func BenchmarkChatStream(b *testing.B) {
 			}
 		})
 	}
-}
-
-// chatProcessCPU returns the user+system CPU time of this process from
-// /proc/self/stat (Linux; ok is false elsewhere). Its resolution is a clock
-// tick (10 ms), fine for benchmark runs of a second or more.
-func chatProcessCPU() (ns int64, ok bool) {
-	b, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0, false
-	}
-	// Fields after the parenthesised command name; utime and stime are the
-	// 14th and 15th fields of the line, in clock ticks (USER_HZ = 100).
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, false
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return (ut + st) * 10_000_000, true
 }
 
 // TestChatCorpusAgreement runs each implementation once and checks it

@@ -5,24 +5,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 
+	"github.com/harnessflow/harnessflow/benchmark"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
 )
 
-// processCPU returns the user+system CPU time of the process so far.
+// processCPU returns the user+system CPU time of the process so far (0
+// where the platform does not say).
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	ns, _ := benchmark.ProcessCPU()
+	return time.Duration(ns)
 }
 
 // shapeItems is the history length of the request-shaping benchmark.

@@ -675,7 +675,7 @@ func btoi(b bool) int {
 func (v *variant) sampleOnce(ctx context.Context, iters int, slice time.Duration) error {
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	cpu0, cpuOK := processCPU()
+	cpu0, cpuOK := ProcessCPU()
 	start := time.Now()
 	n := 0
 	for {
@@ -691,7 +691,7 @@ func (v *variant) sampleOnce(ctx context.Context, iters int, slice time.Duration
 		}
 	}
 	el := time.Since(start)
-	cpu1, _ := processCPU()
+	cpu1, _ := ProcessCPU()
 	runtime.ReadMemStats(&m1)
 	v.samples = append(v.samples, float64(el.Nanoseconds())/float64(n))
 	if cpuOK {

@@ -2,5 +2,5 @@
 
 package benchmark
 
-// processCPU is unavailable on this platform.
-func processCPU() (ns int64, ok bool) { return 0, false }
+// ProcessCPU is unavailable on this platform: ok is false.
+func ProcessCPU() (ns int64, ok bool) { return 0, false }

@@ -10,10 +10,10 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/harnessflow/harnessflow/benchmark"
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/server"
 )
@@ -37,11 +37,8 @@ func BenchmarkServeRequest(b *testing.B) {
 
 // processCPU returns the user+system CPU time of the process so far.
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	ns, _ := benchmark.ProcessCPU()
+	return time.Duration(ns)
 }
 
 // benchServeRequest runs BenchmarkServeRequest with answers of deltas

@@ -50,11 +50,13 @@ func NotJSON(what string, data []byte, err error) error {
 	// Back up to the start of the character the cut falls in — at most
 	// utf8.UTFMax-1 bytes: bytes that are no character at all (invalid
 	// UTF-8) are cut where they are (Quote escapes them).
-	for back := 0; n < len(data) && back < utf8.UTFMax-1 && !utf8.RuneStart(data[n]); back++ {
-		n--
-	}
-	if n < len(data) && !utf8.RuneStart(data[n]) {
-		n = min(len(data), notJSONStart)
+	if n < len(data) {
+		for k := n; k > n-utf8.UTFMax && k > 0; k-- {
+			if utf8.RuneStart(data[k]) {
+				n = k
+				break
+			}
+		}
 	}
 	return &NotJSONError{What: what, Start: string(data[:n]), Truncated: n < len(data), Err: se}
 }

@@ -174,6 +174,11 @@ func (o *observer) Observe(ob pipeline.Observation) {
 	} else {
 		c = o.m.counters(o.graph, ob.Node, ob.Index)
 	}
+	c.add(ob)
+}
+
+// add counts one observation into the shared counters.
+func (c *nodeCounters) add(ob pipeline.Observation) {
 	if !ob.Finish {
 		c.in.Add(1)
 	}
@@ -183,7 +188,9 @@ func (o *observer) Observe(ob pipeline.Observation) {
 	if ob.Err != nil {
 		c.errors.Add(1)
 	}
-	c.nanos.Add(int64(ob.Elapsed))
+	if ob.Elapsed != 0 {
+		c.nanos.Add(int64(ob.Elapsed))
+	}
 }
 
 // RunObserver returns an Observer for one run of g that counts like
@@ -220,15 +227,7 @@ func (o *RunObserver) Observe(ob pipeline.Observation) {
 	if ob.Index < 0 || ob.Index >= len(o.nodes) || o.nodes[ob.Index].c.key.node != ob.Node {
 		// A node the graph did not list when the run started: count it
 		// directly.
-		c := o.m.counters(o.graph, ob.Node, ob.Index)
-		if !ob.Finish {
-			c.in.Add(1)
-		}
-		c.out.Add(uint64(ob.Outputs))
-		if ob.Err != nil {
-			c.errors.Add(1)
-		}
-		c.nanos.Add(int64(ob.Elapsed))
+		o.m.counters(o.graph, ob.Node, ob.Index).add(ob)
 		return
 	}
 	n := &o.nodes[ob.Index]
