@@ -1,6 +1,10 @@
 package harness
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // RouteKind is how a (wire, harness) pair is served (docs/routing.md#routing-matrix).
 type RouteKind string
@@ -198,4 +202,144 @@ func Resolve(wire Wire, harness string) (Route, error) {
 		return native(RouteChatCompletionsCompat)
 	}
 	return Route{}, &RouteError{Wire: wire, Harness: harness}
+}
+
+// UnknownHarnessError is the error for a harness name this build does not
+// serve: a typo, a name of another project, or a name of the routing table
+// (docs/routing.md#harness-names-and-variants) whose package is not in the
+// build. The library's routing table serves such a name like native
+// ([Resolve]); the CLI and the proxy's /h/NAME/ routes refuse it
+// ([CheckName]).
+type UnknownHarnessError struct {
+	// Name is the name as given.
+	Name string
+	// Nearest is the registered name closest to Name by edit distance, ""
+	// when none is close.
+	Nearest string
+	// Available lists the registered names, sorted.
+	Available []string
+	// Unbuilt is set when Name is in the routing table but no package of
+	// this build registers it.
+	Unbuilt bool
+}
+
+// Error implements error: one line naming the problem, the nearest name and
+// every available one.
+func (e *UnknownHarnessError) Error() string {
+	var hint string
+	switch {
+	case e.Unbuilt:
+		hint = "not in this build; "
+	case e.Nearest != "":
+		hint = `did you mean "` + e.Nearest + `"? `
+	}
+	return fmt.Sprintf("unknown harness %q (%savailable: %s)", e.Name, hint, strings.Join(e.Available, ", "))
+}
+
+// WireError is the error for a registered harness named on an upstream wire
+// whose requests it does not shape: the routing table would serve the pair
+// as native, which is not what the name asks for.
+type WireError struct {
+	// Harness is the harness name.
+	Harness string
+	// Wire is the upstream wire asked for.
+	Wire Wire
+	// Shapes lists the wires the harness shapes.
+	Shapes []Wire
+	// Flag is the flag that selects the wire, for the fix ("--upstream-wire"
+	// when empty).
+	Flag string
+}
+
+// Error implements error: the problem and the fix.
+func (e *WireError) Error() string {
+	flag := e.Flag
+	if flag == "" {
+		flag = "--upstream-wire"
+	}
+	ws := make([]string, len(e.Shapes))
+	for i, w := range e.Shapes {
+		ws[i] = string(w)
+	}
+	fix := ""
+	if len(ws) > 0 {
+		fix = "; use " + flag + " " + ws[0]
+	}
+	return fmt.Sprintf("harness %q does not shape %s requests (it shapes %s)%s", e.Harness, e.Wire, strings.Join(ws, ", "), fix)
+}
+
+// CheckName returns nil for "" (native), "native" and every registered
+// harness name, and an [*UnknownHarnessError] for any other name.
+func CheckName(name string) error {
+	if _, ok := Lookup(name); ok {
+		return nil
+	}
+	all := All()
+	e := &UnknownHarnessError{Name: name, Available: make([]string, 0, len(all))}
+	for _, s := range all {
+		e.Available = append(e.Available, s.Name)
+	}
+	_, e.Unbuilt = variants[name]
+	if !e.Unbuilt {
+		e.Nearest = nearest(name, e.Available)
+	}
+	return e
+}
+
+// CheckRoute checks that the harness called name is in this build
+// ([CheckName]) and, when the routing table routes (wire, name) to another
+// harness (native), that it shapes wire itself: a [*WireError] otherwise.
+// A pair the routing table refuses is left to [Resolve]'s [*RouteError].
+func CheckRoute(wire Wire, name string) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	if isNative(name) {
+		return nil
+	}
+	route, err := Resolve(wire, name)
+	if err != nil || route.Harness == name {
+		return nil
+	}
+	s, _ := Lookup(name)
+	return &WireError{Harness: name, Wire: wire, Shapes: slices.Clone(s.Wires)}
+}
+
+// nearest returns the name of names closest to name (case-insensitive edit
+// distance), or "" when the closest is more than a third of the name away.
+func nearest(name string, names []string) string {
+	best, bestD := "", -1
+	low := strings.ToLower(name)
+	for _, n := range names {
+		d := editDistance(low, strings.ToLower(n))
+		if bestD < 0 || d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if bestD < 0 || bestD > max(1, len([]rune(name))/3) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
