@@ -105,6 +105,17 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 		x.err = err
 		return writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
 	}
+	// The /h/NAME/ namespace is ours: a name this build does not serve is a
+	// 404, a harness on a wire it does not shape a 400 with the fix
+	// (docs/routing.md#the-proxys-harness-routes).
+	if err := harness.CheckRoute(s.cfg.wire(), x.harness); err != nil {
+		x.err = err
+		var unknown *harness.UnknownHarnessError
+		if errors.As(err, &unknown) {
+			return writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_harness", err.Error()), "route_error"
+		}
+		return writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route", err.Error()), "route_error"
+	}
 	body, err := s.readBody(w, r)
 	if err != nil {
 		x.err = err

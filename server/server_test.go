@@ -436,7 +436,6 @@ func TestRoutingErrors(t *testing.T) {
 	}{
 		{harness.WireMessages, "/v1/responses", (&harness.RouteError{Wire: harness.WireMessages}).Error()},
 		{harness.WireMessages, "/h/minimal/v1/responses", `wire_api = "messages" is not supported by harness = "minimal"`},
-		{harness.WireMessages, "/h/some-agent/v1/responses", `wire_api = "messages" is not supported by harness = "some-agent"`},
 	}
 	for _, c := range cases {
 		p := newProxy(t, up, server.Config{Wire: c.wire})
@@ -449,18 +448,50 @@ func TestRoutingErrors(t *testing.T) {
 	if !strings.HasPrefix(cases[0].want, `wire_api = "messages" requires a harness-native transport;`) {
 		t.Errorf("native messages error %q", cases[0].want)
 	}
-	// A harness this build does not have (yet): the name is picked at run
-	// time, since harness packages keep being added to the build (it was
-	// "kimi-cli" when none was).
+	// The /h/NAME/ namespace is ours: a name this build does not serve (a
+	// typo, any other name, a name of the routing table whose package is
+	// not built) is a 404 naming the nearest and the available names, on
+	// every wire; a harness on a wire it does not shape is a 400 with the
+	// fix, not served as native.
+	refused := []struct {
+		wire   harness.Wire
+		path   string
+		status int
+		code   string
+		want   string // a part of the message
+	}{
+		{harness.WireChat, "/h/kimi_cli/v1/responses", 404, "unknown_harness", `unknown harness "kimi_cli" (did you mean "kimi-cli"? available: `},
+		{harness.WireChat, "/h/nosuch/v1/responses", 404, "unknown_harness", `unknown harness "nosuch" (available: claude-code, `},
+		{harness.WireMessages, "/h/nosuch/v1/responses", 404, "unknown_harness", `unknown harness "nosuch" (available: claude-code, `},
+		{harness.WireResponses, "/h/nosuch/responses", 404, "unknown_harness", `unknown harness "nosuch" (available: claude-code, `},
+		{harness.WireChat, "/h/zcode/v1/responses", 400, "unsupported_route", `harness "zcode" does not shape chat requests (it shapes messages); use --upstream-wire messages`},
+		{harness.WireResponses, "/h/kimi-cli/v1/responses", 400, "unsupported_route", `harness "kimi-cli" does not shape responses requests (it shapes chat); use --upstream-wire chat`},
+	}
 	if missingName != "" {
-		p := newProxy(t, up, server.Config{Wire: harness.WireChat})
-		resp := p.post(t, "/h/"+missingName+"/v1/responses", codexRequest(userMsg, true), nil)
-		msg, _ := errorBody(t, resp)
-		if resp.StatusCode != 400 || !strings.Contains(msg, `"`+missingName+`"`) || !strings.Contains(msg, "not available in this build") {
-			t.Errorf("unavailable harness: %d %q", resp.StatusCode, msg)
+		refused = append(refused, struct {
+			wire   harness.Wire
+			path   string
+			status int
+			code   string
+			want   string
+		}{harness.WireChat, "/h/" + missingName + "/v1/responses", 404, "unknown_harness", `unknown harness "` + missingName + `" (not in this build; available: `})
+	}
+	for _, c := range refused {
+		p := newProxy(t, up, server.Config{Wire: c.wire})
+		resp := p.post(t, c.path, codexRequest(userMsg, true), nil)
+		body, _ := io.ReadAll(resp.Body)
+		var e struct {
+			Error struct{ Message, Type, Code string }
+		}
+		if err := json.Unmarshal(body, &e); err != nil {
+			t.Errorf("%s %s: body %q: %v", c.wire, c.path, body, err)
+			continue
+		}
+		if resp.StatusCode != c.status || e.Error.Code != c.code || e.Error.Type != "invalid_request_error" || !strings.Contains(e.Error.Message, c.want) {
+			t.Errorf("%s %s: %d %s", c.wire, c.path, resp.StatusCode, body)
 		}
 		if !strings.Contains(p.logs.String(), "outcome=route_error") {
-			t.Errorf("logs: %s", p.logs.String())
+			t.Errorf("%s %s: logs: %s", c.wire, c.path, p.logs.String())
 		}
 	}
 	if n := rec.requests(); n != 0 {
@@ -468,16 +499,15 @@ func TestRoutingErrors(t *testing.T) {
 	}
 }
 
-// An unknown harness name is served like native on the chat wire, and a
-// harness on the responses wire gets the request as it is.
+// A harness route is served and logged with its name.
 func TestHarnessRoute(t *testing.T) {
 	up := newUpstream(t, scripted.New(nil))
 	p := newProxy(t, up, server.Config{})
-	evs := readSSE(t, p.post(t, "/h/some-agent/v1/responses", codexRequest(userMsg, false), nil).Body)
+	evs := readSSE(t, p.post(t, "/h/minimal/v1/responses", codexRequest(userMsg, false), nil).Body)
 	if terminal(t, evs).Name != "response.completed" {
 		t.Errorf("events %v", names(evs))
 	}
-	if logs := p.logs.String(); !strings.Contains(logs, "harness=some-agent") {
+	if logs := p.logs.String(); !strings.Contains(logs, "harness=minimal") {
 		t.Errorf("logs: %s", logs)
 	}
 }
@@ -615,7 +645,7 @@ func TestExtend(t *testing.T) {
 	closed := 0
 	p := newProxy(t, up, server.Config{Extend: func(g *pipeline.Graph, info server.StreamInfo) (*pipeline.Graph, func() error, error) {
 		infos = append(infos, info)
-		if info.Harness == "broken" {
+		if info.Harness == "minimal" { // stands for a harness whose extension fails
 			return nil, nil, errors.New("no such extension")
 		}
 		return g, func() error { closed++; return nil }, nil
@@ -624,7 +654,7 @@ func TestExtend(t *testing.T) {
 	if len(infos) != 1 || infos[0].Wire != harness.WireChat || infos[0].Route.String() != "ChatCompletionsCompat" || !strings.HasPrefix(infos[0].ResponseID, "resp_") || closed != 1 {
 		t.Errorf("infos %+v closed %d", infos, closed)
 	}
-	resp := p.post(t, "/h/broken/v1/responses", codexRequest(userMsg, false), nil)
+	resp := p.post(t, "/h/minimal/v1/responses", codexRequest(userMsg, false), nil)
 	if msg, _ := errorBody(t, resp); resp.StatusCode != 500 || !strings.Contains(msg, "no such extension") {
 		t.Errorf("%d %q", resp.StatusCode, msg)
 	}
