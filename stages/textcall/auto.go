@@ -1,0 +1,133 @@
+package textcall
+
+import (
+	"slices"
+	"strings"
+)
+
+// auto recognizes the format of a reply by its markers: until it sees the
+// start of some format's markup that the format claims, it gives the text
+// back (holding only a tail that could still start a marker); from then on
+// the reply is that format's.
+type auto struct {
+	cfg     Config
+	fs      []*Format // model-preferred formats first
+	starts  []string  // every format's starts, deduplicated
+	trigger string    // the first bytes of starts
+	held    string
+	seen    bool // non-space text was given back
+	locked  Parser
+	name    string
+}
+
+func newAuto(cfg Config) *auto {
+	fs := formats()
+	model := strings.ToLower(cfg.Model)
+	prefers := func(f *Format) bool {
+		return model != "" && slices.ContainsFunc(f.Models, func(m string) bool { return strings.Contains(model, m) })
+	}
+	slices.SortStableFunc(fs, func(a, b *Format) int {
+		pa, pb := prefers(a), prefers(b)
+		switch {
+		case pa && !pb:
+			return -1
+		case pb && !pa:
+			return 1
+		}
+		return 0
+	})
+	a := &auto{cfg: cfg, fs: fs}
+	for _, f := range fs {
+		for _, s := range f.Starts {
+			if !slices.Contains(a.starts, s) {
+				a.starts = append(a.starts, s)
+				if !strings.Contains(a.trigger, s[:1]) {
+					a.trigger += s[:1]
+				}
+			}
+		}
+	}
+	return a
+}
+
+// Chosen returns the name of the format auto locked on ("" before it has).
+func (a *auto) Chosen() string { return a.name }
+
+// Quiet reports whether s holds no byte that could start a marker.
+func (a *auto) Quiet(s string) bool {
+	if a.locked != nil {
+		return a.locked.Quiet(s)
+	}
+	if a.held != "" || strings.ContainsAny(s, a.trigger) {
+		return false
+	}
+	if !a.seen && !isSpace(s) {
+		a.seen = true
+	}
+	return true
+}
+
+// Feed gives back text until a format's markup starts, then hands the rest
+// to that format's parser.
+func (a *auto) Feed(out []Event, s string) []Event {
+	if a.locked != nil {
+		return a.locked.Feed(out, s)
+	}
+	buf := a.held + s
+	a.held = ""
+	for buf != "" {
+		at, which := IndexFirst(buf, a.starts...)
+		if at < 0 {
+			keep := HeldTail(buf, a.starts...)
+			out = a.give(out, buf[:len(buf)-keep])
+			a.held = buf[len(buf)-keep:]
+			return out
+		}
+		start := a.starts[which]
+		atStart := !a.seen && isSpace(buf[:at])
+		more := false
+		for _, f := range a.fs {
+			if !slices.Contains(f.Starts, start) {
+				continue
+			}
+			c := ClaimYes
+			if f.Claim != nil {
+				c = f.Claim(buf[at:], atStart)
+			}
+			switch c {
+			case ClaimYes:
+				out = a.give(out, buf[:at])
+				a.locked, a.name = f.New(a.cfg), f.Name
+				return a.locked.Feed(out, buf[at:])
+			case ClaimMore:
+				more = true
+			}
+		}
+		if more {
+			out = a.give(out, buf[:at])
+			a.held = buf[at:]
+			return out
+		}
+		// No format claims this start: it is text; look further on.
+		out = a.give(out, buf[:at+1])
+		buf = buf[at+1:]
+	}
+	return out
+}
+
+func (a *auto) give(out []Event, s string) []Event {
+	if !a.seen && !isSpace(s) {
+		a.seen = true
+	}
+	return AppendText(out, s)
+}
+
+// Close gives back what is held, or closes the format auto locked on.
+func (a *auto) Close(out []Event) []Event {
+	if a.locked != nil {
+		return a.locked.Close(out)
+	}
+	out = AppendText(out, a.held)
+	a.held = ""
+	return out
+}
