@@ -21,7 +21,9 @@ var (
 // docs/request-shaping.md#body-fields are set from the engine request — model, stream, tool_choice,
 // parallel_tool_calls, response_format (from text.format), service_tier,
 // store, verbosity (from text.verbosity) — and, when opts asks for them,
-// thinking (ThinkingToggle models) and reasoning_effort.
+// thinking (ThinkingToggle models) and reasoning_effort, or the reasoning
+// fields of the model's other control (SetReasoning; SendEffort does not
+// apply to those).
 //
 // tool_choice and parallel_tool_calls are left out when the body has no
 // tools: OpenAI rejects them without tools. Run it after request.tools.
@@ -68,6 +70,9 @@ func ApplyOptions(opts Options) pipeline.Stage[*Shaping, *Shaping] {
 		effort := ""
 		if req.Reasoning != nil {
 			effort = normalizeEffort(req.Reasoning.Effort)
+		}
+		if SetReasoning(b, opts.effectiveControl(), effort, opts.Efforts) {
+			return nil // an effort-following control: docs/reasoning-controls.md
 		}
 		toggle := opts.ReasoningControl == ReasoningThinkingToggle
 		if toggle {

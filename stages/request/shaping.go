@@ -118,7 +118,13 @@ type Options struct {
 	// ReasoningThinkingToggle, request.options sends
 	// thinking:{"type":"disabled"} when the effort is "none" and
 	// {"type":"enabled"} otherwise (docs/request-shaping.md#reasoning-switches). The default sends nothing.
+	// The other controls follow the effort (SetReasoning,
+	// docs/reasoning-controls.md).
 	ReasoningControl ReasoningControl
+	// Efforts are the reasoning efforts the model accepts, for the
+	// effort-following controls: a request's effort maps to the nearest
+	// (NearestEffort). Nil means the control's default set.
+	Efforts []string
 	// SendEffort makes request.options send reasoning_effort mapped from the
 	// request's reasoning.effort (docs/request-shaping.md#reasoning-switches). The native conversion
 	// never sends it (docs/request-shaping.md#body-fields): real chat endpoints reject it next to tools.
