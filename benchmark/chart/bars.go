@@ -96,7 +96,8 @@ func (c Bars) Render() (*Doc, error) {
 	}
 	left := min(max(labelW+24, 120), w/2.5)
 	right := w - 80
-	top := 40.0 + float64(len(c.Notes))*18 + 30 // title, notes, legend
+	head := newHeading(w, c.Title, c.Notes)
+	top := head.height() // title, notes, legend
 	plotH := float64(groupGap)
 	for _, g := range c.Groups {
 		plotH += float64(max(present(g.Values), 1))*(barHeight+barGap) - barGap + groupGap
@@ -104,10 +105,7 @@ func (c Bars) Render() (*Doc, error) {
 	h := top + plotH + 60 // axis ticks and title
 
 	d := NewDoc(w, h, c.Title)
-	d.Text(w/2, 30, c.Title, Style{Size: titleSize, Weight: "bold", Anchor: "middle", Class: "title"})
-	for i, n := range c.Notes {
-		d.Text(w/2, 52+float64(i)*18, n, Style{Size: noteSize, Anchor: "middle", Fill: "#444444", Class: "note"})
-	}
+	head.draw(d, w)
 	legend(d, c.Series, left, top-16, right)
 
 	sc := NewScale(all, c.Log)

@@ -269,3 +269,60 @@ func TestFormatValue(t *testing.T) {
 		}
 	}
 }
+
+// A title or note wider than the canvas is wrapped into several centred
+// lines, each within the canvas with its margins (the bench chart's title
+// used to run off both sides), and the plot moves down to make room; the
+// text is kept whole.
+func TestHeadingWrapsInsideCanvas(t *testing.T) {
+	long := "harnessflow bench — claude-code-bare · messages · response direction (MessagesHarness(ClaudeCode)): cost per stage"
+	note := "go1.26.8 linux/amd64, 2 CPUs (GOMAXPROCS 2), AMD EPYC 7B13 64-Core Processor; load average 2.46 1.14 0.64 before, 3.01 2.00 1.00 after; corpus generated chat, 10000 chunks"
+	bars := Bars{Title: long, Notes: []string{note}, Series: []Series{{Name: "fused"}}, Groups: []Group{{Label: "a", Values: []float64{1}}}}
+	lines := Lines{Title: long, Notes: []string{note}, Lines: []Line{{Series: Series{Name: "l"}, Points: []Point{{X: 1, Y: 1}, {X: 2, Y: 3}}}}}
+	short := Bars{Title: "short", Series: bars.Series, Groups: bars.Groups}
+	for name, render := range map[string]func() ([]byte, error){"bars": bars.SVG, "lines": lines.SVG} {
+		svg, err := render()
+		if err != nil {
+			t.Fatal(err)
+		}
+		els := parse(t, svg)
+		width, _ := strconvFloat(els[0].attrs["width"])
+		var titles, notes []string
+		for _, e := range els {
+			cls := e.attrs["class"]
+			if cls != "title" && cls != "note" {
+				continue
+			}
+			size, _ := strconvFloat(e.attrs["font-size"])
+			factor := textFactor
+			if cls == "title" {
+				factor, titles = boldFactor, append(titles, e.text)
+			} else {
+				notes = append(notes, e.text)
+			}
+			if w := textWidth(e.text, size, factor); w > width-2*headingMargin {
+				t.Errorf("%s: %s line %q is %.0f px wide, the canvas %.0f", name, cls, e.text, w, width)
+			}
+			if x, _ := strconvFloat(e.attrs["x"]); x != width/2 || e.attrs["text-anchor"] != "middle" {
+				t.Errorf("%s: %s line not centred: x %v", name, cls, e.attrs["x"])
+			}
+		}
+		if len(titles) < 2 || strings.Join(titles, " ") != long {
+			t.Errorf("%s: title lines %q, want %q wrapped", name, titles, long)
+		}
+		if len(notes) < 2 || strings.Join(notes, " ") != note {
+			t.Errorf("%s: note lines %q", name, notes)
+		}
+	}
+	d1, _ := bars.Render()
+	d2, _ := short.Render()
+	if _, h1 := d1.Size(); func() bool { _, h2 := d2.Size(); return h1 <= h2 }() {
+		t.Errorf("the wrapped heading did not make the chart taller")
+	}
+}
+
+func strconvFloat(s string) (float64, error) {
+	var f float64
+	_, err := fmt.Sscan(s, &f)
+	return f, err
+}

@@ -69,13 +69,11 @@ func (c Lines) Render() (*Doc, error) {
 		series[i] = Series{Name: l.Name, Color: color(l.Color, i)}
 	}
 	left, right := 90.0, w-30
-	top := 40.0 + float64(len(c.Notes))*18 + 30
+	head := newHeading(w, c.Title, c.Notes)
+	top := head.height()
 	bottom := h - 60
 	d := NewDoc(w, h, c.Title)
-	d.Text(w/2, 30, c.Title, Style{Size: titleSize, Weight: "bold", Anchor: "middle", Class: "title"})
-	for i, n := range c.Notes {
-		d.Text(w/2, 52+float64(i)*18, n, Style{Size: noteSize, Anchor: "middle", Fill: "#444444", Class: "note"})
-	}
+	head.draw(d, w)
 	legend(d, series, left, top-16, right)
 
 	sx, sy := NewScale(xs, c.XLog), NewScale(ys, c.YLog)

@@ -197,8 +197,88 @@ func color(own string, i int) string {
 	return Palette[i%len(Palette)]
 }
 
+// heading is the title and notes of a chart, wrapped to the canvas.
+type heading struct {
+	titleLines []string
+	noteLines  []string
+}
+
+// newHeading wraps title and notes to fit a canvas w pixels wide, with a
+// margin on both sides: a long title is never cut by the canvas's edges.
+func newHeading(w float64, title string, notes []string) heading {
+	width := w - 2*headingMargin
+	h := heading{titleLines: wrapText(title, titleSize, width, boldFactor)}
+	for _, n := range notes {
+		h.noteLines = append(h.noteLines, wrapText(n, noteSize, width, textFactor)...)
+	}
+	return h
+}
+
+// headingMargin is the space kept free on each side of a heading.
+const headingMargin = 24
+
+// height is the space the heading takes from the top of the canvas,
+// including the room left for the legend below it.
+func (h heading) height() float64 {
+	return 40 + float64(len(h.titleLines)-1)*titleLine + float64(len(h.noteLines))*noteLine + 30
+}
+
+// Line heights of the heading.
+const (
+	titleLine = 24
+	noteLine  = 18
+)
+
+// draw writes the heading centred on a canvas w pixels wide.
+func (h heading) draw(d *Doc, w float64) {
+	y := 30.0
+	for i, t := range h.titleLines {
+		if i > 0 {
+			y += titleLine
+		}
+		d.Text(w/2, y, t, Style{Size: titleSize, Weight: "bold", Anchor: "middle", Class: "title"})
+	}
+	y += 22
+	for _, n := range h.noteLines {
+		d.Text(w/2, y, n, Style{Size: noteSize, Anchor: "middle", Fill: "#444444", Class: "note"})
+		y += noteLine
+	}
+}
+
+// wrapText breaks s at spaces into lines no wider than width (estimated
+// with factor); a word longer than width stays whole on its own line.
+func wrapText(s string, size, width, factor float64) []string {
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return []string{s}
+	}
+	var lines []string
+	cur := words[0]
+	for _, w := range words[1:] {
+		if textWidth(cur+" "+w, size, factor) <= width {
+			cur += " " + w
+			continue
+		}
+		lines = append(lines, cur)
+		cur = w
+	}
+	return append(lines, cur)
+}
+
+// Width factors of the layout estimates: an average glyph is about this
+// many times the font size wide (bold is wider).
+const (
+	textFactor = 0.56
+	boldFactor = 0.62
+)
+
+// textWidth estimates the rendered width of s at a font size.
+func textWidth(s string, size, factor float64) float64 {
+	return float64(len([]rune(s))) * size * factor
+}
+
 // approxTextWidth estimates the rendered width of s at a font size, for
 // layout (the SVG is not measured by a renderer).
 func approxTextWidth(s string, size float64) float64 {
-	return float64(len([]rune(s))) * size * 0.56
+	return textWidth(s, size, textFactor)
 }
