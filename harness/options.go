@@ -1,6 +1,9 @@
 package harness
 
-import "github.com/harnessflow/harnessflow/protocol"
+import (
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/textcall"
+)
 
 // ResponseOptions configure one response-direction run.
 type ResponseOptions struct {
@@ -14,4 +17,17 @@ type ResponseOptions struct {
 	Unary bool
 	// MaxEventBytes caps one SSE line or event (0: the decoder's default).
 	MaxEventBytes int
+	// ToolFormat recovers tool calls and reasoning written in the text of
+	// a chat answer (docs/text-tool-calls.md): "auto", a format's name, or
+	// "" / "off" for nothing. Chat wire only.
+	ToolFormat string
+	// Model is the model name the answer is for (auto prefers its family's
+	// format).
+	Model string
+	// ToolSchemas gives the tool schemas that type recovered arguments; it
+	// is called at most once, and only when markup shows up.
+	ToolSchemas func() textcall.Schemas
+	// TextCalls, when set, is told of every text tool-call outcome (for
+	// metrics: harnessflow_text_tool_calls_total).
+	TextCalls func(format, outcome string)
 }

@@ -1,13 +1,17 @@
 package harness
 
 import (
+	"encoding/json"
+
 	"fmt"
 
 	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/anthropicstream"
 	"github.com/harnessflow/harnessflow/stages/chatstream"
 	"github.com/harnessflow/harnessflow/stages/responsesstream"
 	"github.com/harnessflow/harnessflow/stages/sse"
+	"github.com/harnessflow/harnessflow/stages/textcall"
 )
 
 // ProtocolGraph builds the protocol layer of the response direction for a
@@ -21,14 +25,79 @@ func ProtocolGraph(wire Wire, opts ResponseOptions) (*pipeline.Graph, error) {
 	switch wire {
 	case WireChat:
 		co := chatstream.Options{ToolKinds: opts.ToolKinds, MaxEventBytes: opts.MaxEventBytes}
+		var g *pipeline.Graph
+		var err error
 		if opts.Unary {
-			return chatstream.UnaryGraph(co)
+			g, err = chatstream.UnaryGraph(co)
+		} else {
+			g, err = chatstream.Graph(co)
 		}
-		return chatstream.Graph(co)
+		if err != nil || opts.ToolFormat == "" || opts.ToolFormat == textcall.Off {
+			return g, err
+		}
+		n, err := textcall.Node(textcall.Options{
+			Format:      opts.ToolFormat,
+			Config:      textcall.Config{Model: opts.Model},
+			LoadSchemas: opts.ToolSchemas,
+			Observe:     opts.TextCalls,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("harness: --tool-format: %w", err)
+		}
+		return g.InsertBefore(chatstream.AccumulateName, n)
 	case WireMessages:
 		return anthropicstream.Graph(anthropicstream.Options{SSE: sseOpts})
 	case WireResponses:
 		return responsesstream.Graph(responsesstream.Options{SSE: sseOpts})
 	}
 	return nil, fmt.Errorf("harness: response graph: unknown wire %q", wire)
+}
+
+// textCallOptions fills what opts leaves open of text tool-call recovery
+// from the turn: the format (the options', else the model's caps entry,
+// else the deployment's default), the model, the tool schemas and the
+// outcome observer.
+func (t *Turn) textCallOptions(opts *ResponseOptions) {
+	if opts.ToolFormat == "" {
+		opts.ToolFormat = t.Env.Model.ToolFormat
+	}
+	if opts.ToolFormat == "" {
+		opts.ToolFormat = t.toolFormat
+	}
+	if opts.Model == "" && t.Env.Request != nil {
+		opts.Model = t.Env.Request.Model
+	}
+	if opts.ToolSchemas == nil {
+		opts.ToolSchemas = t.toolSchemas
+	}
+	if opts.TextCalls == nil {
+		opts.TextCalls = t.textCalls
+	}
+}
+
+// toolSchemas reads the parameter types of the tools the model was shown:
+// the chat body's tools, or, when the body has none (tools in the prompt),
+// the request's function and custom tools.
+func (t *Turn) toolSchemas() textcall.Schemas {
+	var body struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	if json.Unmarshal(t.Shaped.Body, &body) == nil && len(body.Tools) > 0 {
+		if s, err := textcall.SchemasFromChatTools(body.Tools); err == nil && len(s) > 0 {
+			return s
+		}
+	}
+	s := textcall.Schemas{}
+	if t.Env.Request == nil {
+		return s
+	}
+	for _, tool := range t.Env.Request.Tools {
+		switch tool.Type {
+		case protocol.ToolTypeFunction:
+			s[tool.Name] = textcall.ParamTypes(tool.Parameters)
+		case protocol.ToolTypeCustom:
+			s[tool.Name] = map[string]string{"input": "string"}
+		}
+	}
+	return s
 }

@@ -60,6 +60,7 @@ type Metrics struct {
 	titles    map[string]uint64             // title requests by outcome
 	followups map[string]uint64             // proxy follow-up rounds by harness
 	unbridged map[[2]string]uint64          // unbridged native tool calls by (harness, tool)
+	textCalls map[[2]string]uint64          // text tool-call outcomes by (format, outcome)
 	timeouts  map[[2]string]uint64          // upstream timeouts by (phase, request)
 	authFails map[string]uint64             // rejected client credentials by reason
 }
@@ -68,7 +69,7 @@ type Metrics struct {
 func New() *Metrics {
 	return &Metrics{ended: map[string]uint64{}, other: map[protocol.EventType]uint64{}, failures: map[string]uint64{},
 		runErrors: map[string]uint64{}, titles: map[string]uint64{}, followups: map[string]uint64{},
-		unbridged: map[[2]string]uint64{}, timeouts: map[[2]string]uint64{}, authFails: map[string]uint64{}}
+		unbridged: map[[2]string]uint64{}, textCalls: map[[2]string]uint64{}, timeouts: map[[2]string]uint64{}, authFails: map[string]uint64{}}
 }
 
 // Stream outcomes: the values of the outcome label of
@@ -313,6 +314,15 @@ func (m *Metrics) UnbridgedCall(harness, tool string) {
 	m.mu.Unlock()
 }
 
+// TextToolCall counts one outcome of tool-call recovery from text
+// (stages/textcall: recovered, unknown_tool, malformed, native_won) for
+// the format that produced it.
+func (m *Metrics) TextToolCall(format, outcome string) {
+	m.mu.Lock()
+	m.textCalls[[2]string{format, outcome}]++
+	m.mu.Unlock()
+}
+
 // Node returns the per-stream counting node (Name): a pass-through
 // Stage[protocol.ResponseEvent, protocol.ResponseEvent] counting events by
 // type, delta bytes, and streams by outcome (completed, failed with the
@@ -534,6 +544,7 @@ type Snapshot struct {
 	Titles     map[string]uint64             // title requests by outcome
 	Followups  map[string]uint64             // proxy follow-up rounds by harness
 	Unbridged  map[[2]string]uint64          // unbridged tool calls by (harness, tool)
+	TextCalls  map[[2]string]uint64          // text tool-call outcomes by (format, outcome)
 	Timeouts   map[[2]string]uint64          // upstream timeouts by (phase, request)
 	AuthFails  map[string]uint64             // rejected client credentials by reason
 }
@@ -577,6 +588,7 @@ func (m *Metrics) Snapshot() Snapshot {
 	s.Titles = maps.Clone(m.titles)
 	s.Followups = maps.Clone(m.followups)
 	s.Unbridged = maps.Clone(m.unbridged)
+	s.TextCalls = maps.Clone(m.textCalls)
 	s.Timeouts = maps.Clone(m.timeouts)
 	s.AuthFails = maps.Clone(m.authFails)
 	m.mu.Unlock()
@@ -635,6 +647,10 @@ func (m *Metrics) WritePrometheus(w io.Writer) error {
 	family("harnessflow_unbridged_tool_calls_total", "Calls to harness-native tools sent to the client without a bridge, by harness and tool.")
 	for _, k := range sortedPairs(s.Unbridged) {
 		fmt.Fprintf(bw, "harnessflow_unbridged_tool_calls_total{harness=\"%s\",tool=\"%s\"} %d\n", escape(k[0]), escape(k[1]), s.Unbridged[k])
+	}
+	family("harnessflow_text_tool_calls_total", "Tool calls recovered from the text of chat answers, and markup given back as text, by format and outcome.")
+	for _, k := range sortedPairs(s.TextCalls) {
+		fmt.Fprintf(bw, "harnessflow_text_tool_calls_total{format=\"%s\",outcome=\"%s\"} %d\n", escape(k[0]), escape(k[1]), s.TextCalls[k])
 	}
 	family("harnessflow_upstream_timeouts_total", "Upstream requests given up on: no response headers in time (phase=headers) or no body byte for too long (phase=idle), by request (main or title).")
 	for _, phase := range [...]string{TimeoutHeaders, TimeoutIdle} {

@@ -58,7 +58,7 @@ func (r *Reader) Chosen() string {
 
 // QuietContent reports whether content text s passes unchanged as text.
 func (r *Reader) QuietContent(s string) bool {
-	return r.think.quiet() && (r.content == nil || r.content.Quiet(s))
+	return r.think.quiet(s) && (r.content == nil || r.content.Quiet(s))
 }
 
 // QuietReasoning reports whether reasoning text s passes unchanged.
@@ -68,7 +68,7 @@ func (r *Reader) QuietReasoning(s string) bool {
 
 // Content appends the events of the next piece of content text.
 func (r *Reader) Content(out []Event, s string) []Event {
-	if r.think.quiet() {
+	if r.think.state == splitText {
 		return r.text(out, s)
 	}
 	r.scratch = r.think.feed(r.scratch[:0], s)

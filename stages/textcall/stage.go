@@ -35,6 +35,10 @@ type Options struct {
 	Format string
 	// Config is what the parsers know of the request (tool schemas, model).
 	Config Config
+	// LoadSchemas, when set and Config.Schemas is nil, gives the request's
+	// tool schemas; it is called once, when the first chunk that is not
+	// plain text arrives, so a stream with no markup never pays for it.
+	LoadSchemas func() Schemas
 	// ThinkingOpen says the prompt opened a reasoning block.
 	ThinkingOpen bool
 	// Observe, when set, is called once per outcome with the format that
@@ -72,11 +76,17 @@ func NewStage(opts Options) pipeline.Stage[chatstream.Chunk, chatstream.Chunk] {
 	if opts.Format == "" {
 		opts.Format = Off
 	}
-	return &stage{opts: opts}
+	st := &stage{opts: opts}
+	if opts.LoadSchemas != nil && opts.Config.Schemas == nil {
+		// Parsers share this map; it is filled before they first need it.
+		st.opts.Config.Schemas, st.load = Schemas{}, opts.LoadSchemas
+	}
+	return st
 }
 
 type stage struct {
 	opts    Options
+	load    func() Schemas // fills opts.Config.Schemas once
 	choices []choiceState
 	respID  string
 	calls   int // calls recovered in the stream
@@ -120,6 +130,12 @@ func (s *stage) Push(_ context.Context, c chatstream.Chunk, emit func(chatstream
 	if quiet {
 		emit(c)
 		return nil
+	}
+	if s.load != nil {
+		for k, v := range s.load() {
+			s.opts.Config.Schemas[k] = v
+		}
+		s.load = nil
 	}
 	out := s.begin(c)
 	for i := range c.Choices {

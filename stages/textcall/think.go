@@ -36,7 +36,15 @@ func newThinkSplitter(open bool) thinkSplitter {
 }
 
 // quiet reports whether s passes as text unchanged.
-func (t *thinkSplitter) quiet() bool { return t.state == splitText }
+func (t *thinkSplitter) quiet(s string) bool {
+	switch t.state {
+	case splitText:
+		return true
+	case splitStart:
+		return t.held == "" && isSpace(s)
+	}
+	return false
+}
 
 // feed appends Text and Reasoning events for s.
 func (t *thinkSplitter) feed(out []Event, s string) []Event {
@@ -47,9 +55,12 @@ func (t *thinkSplitter) feed(out []Event, s string) []Event {
 		case splitText:
 			return appendText(out, Text, buf)
 		case splitStart:
+			// White space before a block is given back as it comes (so
+			// plain text keeps its deltas); the block may still open.
 			rest := strings.TrimLeft(buf, " \t\r\n")
+			out = appendText(out, Text, buf[:len(buf)-len(rest)])
+			buf = rest
 			if rest == "" {
-				t.held = buf // leading white space waits for what follows
 				return out
 			}
 			opened := false
@@ -60,7 +71,7 @@ func (t *thinkSplitter) feed(out []Event, s string) []Event {
 					break
 				}
 				if strings.HasPrefix(tag.open, rest) {
-					t.held = buf // could still become the tag
+					t.held = rest // could still become the tag
 					return out
 				}
 			}

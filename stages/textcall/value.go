@@ -45,13 +45,14 @@ func SchemasFromChatTools(tools []byte) (Schemas, error) {
 	}
 	s := make(Schemas, len(list))
 	for _, t := range list {
-		s[t.Function.Name] = paramTypes(t.Function.Parameters)
+		s[t.Function.Name] = ParamTypes(t.Function.Parameters)
 	}
 	return s, nil
 }
 
-// paramTypes reads the property types of an object schema.
-func paramTypes(schema json.RawMessage) map[string]string {
+// ParamTypes reads the property types of an object schema (parameter →
+// type).
+func ParamTypes(schema json.RawMessage) map[string]string {
 	var obj struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
