@@ -23,8 +23,8 @@ const (
 // reply starts inside one when the prompt opened it (open); it ends at its
 // closing tag. Text after the block is text, passed on without looking.
 type thinkSplitter struct {
-	state splitState
-	held  string
+	state    splitState
+	held     string
 	closeTag string // the closing tag of the open block
 }
 
