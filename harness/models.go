@@ -2,8 +2,11 @@ package harness
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/stages/request"
@@ -13,11 +16,15 @@ import (
 type ModelCaps struct {
 	// Match is the lowercase substring of the model name the entry is for.
 	Match string `json:"match"`
-	// Reasoning is how the model's reasoning is switched
-	// ("thinking_toggle", or "" for nothing to send).
+	// Reasoning is the form in which the model's upstream takes a
+	// reasoning switch or level (docs/reasoning-controls.md):
+	// "thinking_toggle", "reasoning_effort", "template_enable_thinking",
+	// "template_thinking", "thinking_type", "openrouter", or "" for nothing
+	// to send.
 	Reasoning request.ReasoningControl `json:"reasoning,omitempty"`
 	// Efforts lists the reasoning efforts the model accepts; empty means
-	// any.
+	// the control's default set. A request's effort maps to the nearest
+	// one (request.NearestEffort).
 	Efforts []string `json:"efforts,omitempty"`
 	// MaxOutputTokens caps the output, when the model has a known cap (0:
 	// unknown).
@@ -27,6 +34,20 @@ type ModelCaps struct {
 	// protocol for a model without function calling. Each harness
 	// documents its variants and rejects a name it does not know.
 	Variants map[string]string `json:"variants,omitempty"`
+	// ToolsInPrompt renders the request's tools into the system prompt and
+	// earlier calls and outputs into the history as text in the tool
+	// format's convention, and sends no tools field (stages/toolprompt),
+	// for a server that takes no tools.
+	ToolsInPrompt bool `json:"tools_in_prompt,omitempty"`
+	// ToolFormat names the text tool-call format the model writes
+	// ("hermes", "qwen3_coder", …, "auto" or "off"); "" leaves it to the
+	// configuration. The loader only checks it is an identifier; the
+	// stages that use it check the name.
+	ToolFormat string `json:"tool_format,omitempty"`
+	// Matched says an entry of the table matched the model (Lookup sets
+	// it): a model no entry knows gets the native route's default
+	// reasoning form (docs/reasoning-controls.md#unknown-models).
+	Matched bool `json:"-"`
 }
 
 // Variant returns the variant the entry picks for harness ("" for the
@@ -39,9 +60,17 @@ type ModelTable struct {
 	entries []ModelCaps
 }
 
-// builtinModels are the models whose reasoning switch we know. Other models
-// get no switch; a --model-caps file adds or overrides entries.
+// builtinModels are the models whose reasoning form we know
+// (docs/reasoning-controls.md#built-in-entries); first match wins. A name
+// with its Hugging Face organization ("zai-org/glm-4.6") is how vLLM and
+// SGLang serve a model by default, so those entries take the chat-template
+// forms; the bare names are the hosted APIs' and take their thinking
+// field. A --model-caps file adds entries before these.
 var builtinModels = []ModelCaps{
+	{Match: "zai-org/glm-", Reasoning: request.ReasoningTemplateEnableThinking},
+	{Match: "deepseek-ai/deepseek-v3.1", Reasoning: request.ReasoningTemplateThinking},
+	{Match: "deepseek-ai/deepseek-v3.2", Reasoning: request.ReasoningTemplateThinking},
+	{Match: "moonshotai/kimi-k2", Reasoning: request.ReasoningTemplateThinking},
 	{Match: "glm-4.5", Reasoning: request.ReasoningThinkingToggle},
 	{Match: "glm-4.6", Reasoning: request.ReasoningThinkingToggle},
 	{Match: "glm-4.7", Reasoning: request.ReasoningThinkingToggle},
@@ -49,6 +78,12 @@ var builtinModels = []ModelCaps{
 	{Match: "deepseek-v3.1", Reasoning: request.ReasoningThinkingToggle},
 	{Match: "deepseek-v3.2", Reasoning: request.ReasoningThinkingToggle},
 	{Match: "kimi-k2.5", Reasoning: request.ReasoningThinkingToggle},
+	{Match: "qwen3-coder"}, // no thinking mode: nothing to send
+	{Match: "qwen3", Reasoning: request.ReasoningTemplateEnableThinking},
+	{Match: "gpt-oss", Reasoning: request.ReasoningEffortField, Efforts: []string{"low", "medium", "high"}},
+	// OpenAI's own reasoning models refuse reasoning_effort next to
+	// function tools on /chat/completions: send nothing, as before.
+	{Match: "gpt-5"},
 }
 
 // BuiltinModels returns the built-in model table.
@@ -57,8 +92,9 @@ func BuiltinModels() *ModelTable {
 }
 
 // LoadModelTable reads a model-capabilities file — a JSON array of
-// {"match","reasoning","efforts","max_output_tokens","variants"} objects —
-// whose entries go before the built-in ones.
+// {"match","reasoning","efforts","max_output_tokens","variants",
+// "tools_in_prompt","tool_format"} objects — whose entries go before the
+// built-in ones.
 func LoadModelTable(path string) (*ModelTable, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -68,29 +104,56 @@ func LoadModelTable(path string) (*ModelTable, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&entries); err != nil {
-		return nil, fmt.Errorf("harness: model caps %s: want a JSON array of {\"match\",\"reasoning\",\"efforts\",\"max_output_tokens\",\"variants\"}: %w", path, err)
+		return nil, fmt.Errorf("harness: model caps %s: want a JSON array of {%s}: %w", path, capsFields, err)
 	}
 	for i, e := range entries {
-		if strings.TrimSpace(e.Match) == "" {
-			return nil, fmt.Errorf("harness: model caps %s: entry %d: empty \"match\"", path, i)
-		}
-		switch e.Reasoning {
-		case request.ReasoningDefault, request.ReasoningThinkingToggle:
-		default:
-			return nil, fmt.Errorf("harness: model caps %s: entry %d: unknown reasoning %q (want \"thinking_toggle\" or \"\")", path, i, e.Reasoning)
-		}
-		for h, v := range e.Variants {
-			if h == "" || v == "" {
-				return nil, fmt.Errorf("harness: model caps %s: entry %d: variants: empty harness name or variant", path, i)
-			}
+		if err := checkCaps(e); err != nil {
+			return nil, fmt.Errorf("harness: model caps %s: entry %d: %w", path, i, err)
 		}
 		entries[i].Match = strings.ToLower(e.Match)
+		entries[i].Matched = false
 	}
 	return &ModelTable{entries: append(entries, builtinModels...)}, nil
 }
 
-// Lookup returns the capabilities of model; a model no entry matches gets
-// zero capabilities.
+const capsFields = `"match","reasoning","efforts","max_output_tokens","variants","tools_in_prompt","tool_format"`
+
+// toolFormatName is what a tool_format must look like.
+var toolFormatName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// checkCaps validates one entry of a model-caps file.
+func checkCaps(e ModelCaps) error {
+	if strings.TrimSpace(e.Match) == "" {
+		return errors.New(`empty "match"`)
+	}
+	if !e.Reasoning.Known() {
+		names := make([]string, 0, 8)
+		for _, c := range request.ReasoningControls() {
+			names = append(names, strconv.Quote(string(c)))
+		}
+		return fmt.Errorf("unknown reasoning %q (want one of %s)", e.Reasoning, strings.Join(names, ", "))
+	}
+	for _, x := range e.Efforts {
+		if !request.KnownEffort(x) {
+			return fmt.Errorf("efforts: unknown effort %q (want none, minimal, low, medium, high, xhigh or max)", x)
+		}
+	}
+	if e.MaxOutputTokens < 0 {
+		return fmt.Errorf("max_output_tokens %d is negative", e.MaxOutputTokens)
+	}
+	for h, v := range e.Variants {
+		if h == "" || v == "" {
+			return errors.New("variants: empty harness name or variant")
+		}
+	}
+	if e.ToolFormat != "" && !toolFormatName.MatchString(e.ToolFormat) {
+		return fmt.Errorf("tool_format %q is not a format name (lowercase letters, digits and _)", e.ToolFormat)
+	}
+	return nil
+}
+
+// Lookup returns the capabilities of model, Matched set; a model no entry
+// matches gets zero capabilities.
 func (t *ModelTable) Lookup(model string) ModelCaps {
 	if t == nil {
 		t = BuiltinModels()
@@ -98,6 +161,7 @@ func (t *ModelTable) Lookup(model string) ModelCaps {
 	m := strings.ToLower(model)
 	for _, e := range t.entries {
 		if strings.Contains(m, e.Match) {
+			e.Matched = true
 			return e
 		}
 	}

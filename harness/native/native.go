@@ -1,8 +1,10 @@
 // Package native registers the no-harness translation under the name
 // "native": on the chat wire the engine request is converted with the native
 // chat conversion (docs/request-shaping.md#native-chat-conversion, stages/request) — with the provider quirks of
-// the upstream and stream_options.include_usage on streaming bodies, so the
-// usage comes back — and on the responses wire it goes upstream as it is.
+// the upstream, stream_options.include_usage on streaming bodies, so the
+// usage comes back, and the request's reasoning effort in the model's
+// reasoning form (docs/reasoning-controls.md) — and on the responses wire it
+// goes upstream as it is.
 // The messages wire has no native route (docs/routing.md#routing-matrix).
 //
 // Import it for its side effect:
@@ -28,11 +30,23 @@ func Spec() harness.Spec {
 		Wires:       []harness.Wire{harness.WireResponses, harness.WireChat},
 		Request: func(env *harness.Env) (*pipeline.Graph, error) {
 			opts := env.RequestOptions()
-			opts.ReasoningControl = request.ReasoningDefault // no reasoning switch: docs/request-shaping.md#body-fields
+			opts.ReasoningControl, opts.Efforts = ReasoningOf(env.Model)
 			opts.IncludeUsage = true
 			return RequestGraph(env.Wire, opts)
 		},
 	}
+}
+
+// ReasoningOf returns the reasoning control and accepted efforts the
+// native chat route uses for a model (docs/reasoning-controls.md): the
+// model table's entry, and for a model no entry matches the plain
+// OpenAI-compatible reasoning_effort (low, medium, high), sent only when the
+// request has an effort.
+func ReasoningOf(m harness.ModelCaps) (request.ReasoningControl, []string) {
+	if !m.Matched {
+		return request.ReasoningEffortField, nil
+	}
+	return m.Reasoning, m.Efforts
 }
 
 // RequestGraph returns the native request graph of a wire, its stages
