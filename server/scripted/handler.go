@@ -35,6 +35,7 @@ var shellTools = map[string]bool{
 // concurrent use; it keeps no state between requests.
 type Handler struct {
 	script *Script
+	opts   Options
 }
 
 // New returns a handler answering with s (nil: Default()). s must not be
@@ -44,6 +45,17 @@ func New(s *Script) *Handler {
 		s = Default()
 	}
 	return &Handler{script: s}
+}
+
+// NewWithOptions returns a handler answering with s (nil: Default()) the
+// way opts says (see Options); it reports options that fail Options.Check.
+func NewWithOptions(s *Script, opts Options) (*Handler, error) {
+	if err := opts.Check(); err != nil {
+		return nil, err
+	}
+	h := New(s)
+	h.opts = opts
+	return h, nil
 }
 
 // ServeHTTP implements http.Handler.
@@ -87,6 +99,71 @@ type request struct {
 	toolOutput     string
 	hasToolResult  bool
 	assistantTurns int
+
+	messages    []message    // role and text of every message (chat), for recognising protocols
+	proto       textProtocol // the harness protocol recognised (Script.Protocols)
+	promptTools bool         // tools were read from the prompt (Options.TextToolFormat)
+}
+
+// message is a chat message's role and text.
+type message struct{ role, text string }
+
+// prepare applies the handler's readings to a parsed request: the tools a
+// prompt lists (answering calls as text, a request without tools) and the
+// text protocol (Script.Protocols), whose observations count as tool
+// results.
+func (h *Handler) prepare(r *request) {
+	if h.opts.textTools() != "" && len(r.tools) == 0 {
+		if r.tools = promptTools(r.messages); len(r.tools) > 0 {
+			r.promptTools = true
+		}
+	}
+	if !h.script.Protocols {
+		return
+	}
+	r.proto = detectProtocol(r)
+	if r.proto.textual() && !r.hasToolResult && r.assistantTurns == 0 {
+		if out, ok := r.proto.observation(r.lastUser); ok {
+			r.hasToolResult, r.toolOutput = true, out
+		}
+	}
+}
+
+// offersTools reports whether the model can call anything: the request
+// has tools, or speaks a text protocol recognised.
+func (r *request) offersTools() bool {
+	return len(r.tools) > 0 || r.proto != protoNone
+}
+
+// hasTool reports whether the request offers a tool of this name.
+func (r *request) hasTool(name string) bool {
+	for _, t := range r.tools {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// shellTool is the tool a nameless call runs its command with.
+type shellTool struct {
+	name   string
+	schema json.RawMessage
+}
+
+// shell returns the first shell-like tool of the request; for
+// mini-swe-agent's tool-call mode without one, the "bash" tool its prompt
+// names.
+func (r *request) shell() (shellTool, bool) {
+	for _, tool := range r.tools {
+		if shellTools[tool.Function.Name] {
+			return shellTool{tool.Function.Name, tool.Function.Parameters}, true
+		}
+	}
+	if r.proto == protoMiniTools {
+		return shellTool{name: "bash"}, true
+	}
+	return shellTool{}, false
 }
 
 func parseRequest(body []byte) (*request, error) {
@@ -108,6 +185,7 @@ func parseRequest(body []byte) (*request, error) {
 		if m.Role == chat.RoleUser {
 			last = i
 		}
+		req.messages = append(req.messages, message{role: string(m.Role), text: contentText(m.Content)})
 	}
 	if last >= 0 {
 		req.lastUser = contentText(cr.Messages[last].Content)
@@ -144,7 +222,7 @@ func (m *Match) matches(r *request) bool {
 	if m == nil {
 		return true
 	}
-	if m.Tools != nil && *m.Tools != (len(r.tools) > 0) {
+	if m.Tools != nil && *m.Tools != r.offersTools() {
 		return false
 	}
 	if m.ToolResult != nil && *m.ToolResult != r.hasToolResult {
@@ -156,6 +234,15 @@ func (m *Match) matches(r *request) bool {
 	if m.AssistantTurns != nil && *m.AssistantTurns != r.assistantTurns {
 		return false
 	}
+	if m.HasTool != "" && !r.hasTool(m.HasTool) {
+		return false
+	}
+	if m.UserMatches != "" {
+		re, err := regexp.Compile(m.UserMatches)
+		if err != nil || !re.MatchString(r.lastUser) { // Check rejects a bad pattern; a hand-built script may not have been checked
+			return false
+		}
+	}
 	return true
 }
 
@@ -163,6 +250,8 @@ func (m *Match) matches(r *request) bool {
 type answer struct {
 	reasoning, text string
 	calls           []call
+	commands        []string // nameless calls of a text protocol, rendered into the text (protocols.go)
+	toolText        string   // the calls written as text after the text (Options.TextToolFormat)
 	finish          string
 }
 
@@ -191,13 +280,14 @@ func (h *Handler) render(t Turn, r *request, id string) (answer, bool) {
 	for i, c := range t.ToolCalls {
 		name, schema := c.Name, json.RawMessage(nil)
 		if name == "" {
-			for _, tool := range r.tools {
-				if shellTools[tool.Function.Name] {
-					name, schema = tool.Function.Name, tool.Function.Parameters
-					break
-				}
-			}
-			if name == "" {
+			sh, ok := r.shell()
+			switch {
+			case ok:
+				name, schema = sh.name, sh.schema
+			case r.proto.textual() && c.Command != "":
+				a.commands = append(a.commands, c.Command)
+				continue
+			default:
 				return answer{}, false
 			}
 		} else {
@@ -214,6 +304,7 @@ func (h *Handler) render(t Turn, r *request, id string) (answer, bool) {
 			if args, err = argumentsObject(c.Arguments); err != nil {
 				return answer{}, false // Check rejects this; a hand-built script may not have been checked
 			}
+			args = h.expandArguments(args, r, t.Capture)
 		} else if c.Command != "" {
 			args = shellArguments(schema, c.Command)
 		}
@@ -225,7 +316,40 @@ func (h *Handler) render(t Turn, r *request, id string) (answer, bool) {
 			a.finish = "tool_calls"
 		}
 	}
+	if h.script.Protocols && r.proto != protoNone {
+		sh, _ := r.shell()
+		a = protocolReply(r.proto, a, sh, id)
+	}
 	return a, true
+}
+
+// expandArguments expands the placeholders in the string values of an
+// arguments object (compact JSON text of an object).
+func (h *Handler) expandArguments(args string, r *request, capture string) string {
+	if !strings.Contains(args, "{{") {
+		return args
+	}
+	var v map[string]any
+	if json.Unmarshal([]byte(args), &v) != nil {
+		return args
+	}
+	var walk func(x any) any
+	walk = func(x any) any {
+		switch x := x.(type) {
+		case string:
+			return h.expand(x, r, capture)
+		case map[string]any:
+			for k, e := range x {
+				x[k] = walk(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e)
+			}
+		}
+		return x
+	}
+	return marshal(walk(v))
 }
 
 func (h *Handler) model(r *request) string {
@@ -360,11 +484,22 @@ func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid chat completions request: "+err.Error())
 		return
 	}
+	if h.opts.RejectTools && len(req.tools) > 0 {
+		writeError(w, http.StatusBadRequest, ErrToolsRejected)
+		return
+	}
+	h.prepare(req)
 	id := requestHash(body)
 	turn, a, _ := h.play(req, id)
 	if turn.Status != 0 {
 		writeError(w, turn.Status, turn.Error)
 		return
+	}
+	if f := h.opts.textTools(); f != "" && len(a.calls) > 0 {
+		a.toolText, a.calls = toolCallText(f, a.calls), nil
+		if a.finish == "tool_calls" {
+			a.finish = "stop"
+		}
 	}
 	if !req.stream {
 		h.unary(w, req, id, a)
@@ -382,7 +517,7 @@ func requestHash(body []byte) string {
 // usage of an answer, computed from sizes (about 4 bytes per token).
 func usage(req *request, a answer) *usageJSON {
 	tok := func(n int) int64 { return int64((n + 3) / 4) }
-	out := len(a.text)
+	out := len(a.text) + len(a.toolText)
 	for _, c := range a.calls {
 		out += len(c.name) + len(c.args)
 	}
@@ -499,6 +634,17 @@ func (h *Handler) streamAnswer(w http.ResponseWriter, r *http.Request, req *requ
 			return
 		}
 	}
+	if a.toolText != "" {
+		lead := a.toolText
+		if a.text != "" {
+			lead = "\n\n" + lead
+		}
+		for _, f := range awkwardFragments(lead) {
+			if !chunk(deltaJSON{Content: &f}, nil) {
+				return
+			}
+		}
+	}
 	for i, c := range a.calls {
 		if !chunk(deltaJSON{ToolCalls: []toolCallDelta{{Index: i, ID: c.id, Type: "function", Function: fnDelta{Name: c.name}}}}, nil) {
 			return
@@ -532,20 +678,26 @@ func (h *Handler) unary(w http.ResponseWriter, req *request, id string, a answer
 		Type     string `json:"type"`
 		Function fn     `json:"function"`
 	}
-	type message struct {
+	type chatMessage struct {
 		Role             string     `json:"role"`
 		Content          *string    `json:"content"`
 		ReasoningContent string     `json:"reasoning_content,omitempty"`
 		ToolCalls        []toolCall `json:"tool_calls,omitempty"`
 	}
 	type choice struct {
-		Index        int     `json:"index"`
-		Message      message `json:"message"`
-		FinishReason string  `json:"finish_reason"`
+		Index        int         `json:"index"`
+		Message      chatMessage `json:"message"`
+		FinishReason string      `json:"finish_reason"`
 	}
-	msg := message{Role: "assistant", ReasoningContent: a.reasoning}
-	if a.text != "" || len(a.calls) == 0 {
+	msg := chatMessage{Role: "assistant", ReasoningContent: a.reasoning}
+	if a.text != "" || a.toolText != "" || len(a.calls) == 0 {
 		text := a.text
+		if a.toolText != "" {
+			if text != "" {
+				text += "\n\n"
+			}
+			text += a.toolText
+		}
 		msg.Content = &text
 	}
 	for _, c := range a.calls {

@@ -154,6 +154,10 @@ func (h *Handler) messages(w http.ResponseWriter, r *http.Request) {
 		writeMessagesError(w, http.StatusBadRequest, "invalid messages request: "+err.Error())
 		return
 	}
+	if h.opts.RejectTools && len(req.tools) > 0 {
+		writeMessagesError(w, http.StatusBadRequest, ErrToolsRejected)
+		return
+	}
 	id := requestHash(body)
 	turn, a, _ := h.play(req, id)
 	if turn.Status != 0 {

@@ -90,6 +90,11 @@ type Script struct {
 	ChunkSize int `json:"chunk_size,omitempty"`
 	// DelayMS is a pause between streamed chunks, in milliseconds.
 	DelayMS int `json:"delay_ms,omitempty"`
+	// Protocols makes the model answer the text-protocol harnesses in
+	// their own formats (see protocols.go): a nameless tool call becomes
+	// the protocol's command reply and a turn without calls its final
+	// reply, and an observation counts as a tool result.
+	Protocols bool `json:"protocols,omitempty"`
 	// Turns are tried in order for every request.
 	Turns []Turn `json:"turns"`
 }
@@ -134,6 +139,12 @@ type Match struct {
 	// AssistantTurns: exactly this many assistant messages follow the last
 	// user message.
 	AssistantTurns *int `json:"assistant_turns,omitempty"`
+	// HasTool: the request offers a tool of this name (in its tools, or
+	// listed in its prompt when the handler answers calls as text).
+	HasTool string `json:"has_tool,omitempty"`
+	// UserMatches: the last user message matches this regular expression
+	// (Go syntax).
+	UserMatches string `json:"user_matches,omitempty"`
 }
 
 // ToolCall is one scripted tool call.
@@ -151,11 +162,36 @@ type ToolCall struct {
 // DefaultCommand is the command the default script runs.
 const DefaultCommand = "echo hello from harnessflow"
 
+// DefaultPatchFile is the file the default script's apply_patch call adds
+// when the user message names none.
+const DefaultPatchFile = "hello.txt"
+
+// patchArguments are the arguments of an apply_patch call (a custom tool
+// is a function of one string "input" on the chat wire) adding file, which
+// may be a placeholder.
+func patchArguments(file string) json.RawMessage {
+	return json.RawMessage(marshal(map[string]string{
+		"input": "*** Begin Patch\n*** Add File: " + file + "\n+hello from harnessflow\n*** End Patch\n"}))
+}
+
 // Default returns the built-in script (see the package doc).
 func Default() *Script {
 	yes, no := true, false
+	const askPatch = `(?i)apply[ _](?:a )?patch`
 	return &Script{
+		Protocols: true,
 		Turns: []Turn{
+			{
+				When:      &Match{Tools: &yes, ToolResult: &no, HasTool: "apply_patch", UserMatches: askPatch + `(?s:.*)\bfile\s+\S|\bfile\s+\S(?s:.*)` + askPatch},
+				Capture:   `(?i)\bfile\s+([A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_])`,
+				Text:      "I will add the file with a patch.",
+				ToolCalls: []ToolCall{{Name: "apply_patch", Arguments: patchArguments("{{capture}}")}},
+			},
+			{
+				When:      &Match{Tools: &yes, ToolResult: &no, HasTool: "apply_patch", UserMatches: askPatch},
+				Text:      "I will add a file with a patch.",
+				ToolCalls: []ToolCall{{Name: "apply_patch", Arguments: patchArguments(DefaultPatchFile)}},
+			},
 			{
 				When:      &Match{Tools: &yes, ToolResult: &no},
 				Reasoning: "The user has given me tools. I will run a harmless command first.",
@@ -214,6 +250,11 @@ func (s *Script) Check() error {
 		return errors.New("chunk_size and delay_ms must not be negative")
 	}
 	for i, t := range s.Turns {
+		if t.When != nil && t.When.UserMatches != "" {
+			if _, err := regexp.Compile(t.When.UserMatches); err != nil {
+				return fmt.Errorf("turn %d: user_matches: %w", i+1, err)
+			}
+		}
 		if t.Status != 0 {
 			if t.Status < 400 || t.Status > 599 {
 				return fmt.Errorf("turn %d: status %d is not an HTTP error status (400-599)", i+1, t.Status)
