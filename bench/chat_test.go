@@ -17,6 +17,7 @@ import (
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/sources"
 	"github.com/harnessflow/harnessflow/stages/chatstream"
+	"github.com/harnessflow/harnessflow/stages/textcall"
 	"github.com/harnessflow/harnessflow/stages/metrics"
 )
 
@@ -131,6 +132,16 @@ func BenchmarkChatStream(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The same graph with text tool-call recovery on (serve's default,
+	// auto): the corpus has no markup, so what it costs is the look.
+	tn, err := textcall.Node(textcall.Options{Format: textcall.Auto})
+	if err != nil {
+		b.Fatal(err)
+	}
+	gAuto, err := g.InsertBefore(chatstream.AccumulateName, tn)
+	if err != nil {
+		b.Fatal(err)
+	}
 	m := metrics.New()
 	impls := []struct {
 		name          string
@@ -139,6 +150,7 @@ func BenchmarkChatStream(b *testing.B) {
 	}{
 		{"fused", func() (chatResult, error) { return chatRunOurs(g, corpus, pipeline.Fused) }, true},
 		{"async", func() (chatResult, error) { return chatRunOurs(g, corpus, pipeline.Async) }, true},
+		{"fused-textcalls-auto", func() (chatResult, error) { return chatRunOurs(gAuto, corpus, pipeline.Fused) }, true},
 		// What serve's per-node metrics cost: counted only (serve's
 		// default), and counted and timed (serve --stage-timing).
 		{"fused-counted", func() (chatResult, error) {

@@ -20,32 +20,58 @@ type auto struct {
 	name    string
 }
 
+// autoIndex is what auto needs of the registry: the formats by name, every
+// start deduplicated, and the bytes a start can begin with.
+type autoIndex struct {
+	fs      []*Format
+	starts  []string
+	trigger string
+}
+
+// index returns the registry's autoIndex, built once per registry state.
+func index() *autoIndex {
+	registryMu.RLock()
+	ix := startIndex
+	registryMu.RUnlock()
+	if ix != nil {
+		return ix
+	}
+	ix = &autoIndex{fs: formats()}
+	for _, f := range ix.fs {
+		for _, s := range f.Starts {
+			if !slices.Contains(ix.starts, s) {
+				ix.starts = append(ix.starts, s)
+				if !strings.Contains(ix.trigger, s[:1]) {
+					ix.trigger += s[:1]
+				}
+			}
+		}
+	}
+	registryMu.Lock()
+	startIndex = ix
+	registryMu.Unlock()
+	return ix
+}
+
 func newAuto(cfg Config) *auto {
-	fs := formats()
+	ix := index()
+	a := &auto{cfg: cfg, fs: ix.fs, starts: ix.starts, trigger: ix.trigger}
 	model := strings.ToLower(cfg.Model)
 	prefers := func(f *Format) bool {
 		return model != "" && slices.ContainsFunc(f.Models, func(m string) bool { return strings.Contains(model, m) })
 	}
-	slices.SortStableFunc(fs, func(a, b *Format) int {
-		pa, pb := prefers(a), prefers(b)
-		switch {
-		case pa && !pb:
-			return -1
-		case pb && !pa:
-			return 1
-		}
-		return 0
-	})
-	a := &auto{cfg: cfg, fs: fs}
-	for _, f := range fs {
-		for _, s := range f.Starts {
-			if !slices.Contains(a.starts, s) {
-				a.starts = append(a.starts, s)
-				if !strings.Contains(a.trigger, s[:1]) {
-					a.trigger += s[:1]
-				}
+	if slices.ContainsFunc(ix.fs, prefers) {
+		a.fs = slices.Clone(ix.fs)
+		slices.SortStableFunc(a.fs, func(x, y *Format) int {
+			px, py := prefers(x), prefers(y)
+			switch {
+			case px && !py:
+				return -1
+			case py && !px:
+				return 1
 			}
-		}
+			return 0
+		})
 	}
 	return a
 }

@@ -121,6 +121,9 @@ const (
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]*Format{}
+	// startIndex caches what auto needs of the registry (rebuilt after a
+	// Register).
+	startIndex *autoIndex
 )
 
 // Register adds a format to the registry; a format's file registers it in
@@ -135,6 +138,7 @@ func Register(f Format) {
 		panic("textcall: Register: duplicate format " + f.Name)
 	}
 	registry[f.Name] = &f
+	startIndex = nil
 }
 
 // Names of the two choices that are not formats.
