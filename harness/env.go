@@ -30,11 +30,20 @@ type Env struct {
 	Model ModelCaps
 	// Prompts is the prompt pack.
 	Prompts *prompts.Pack
-	// Now is the turn's time.
+	// Now is the turn's time: a function of the request (its current_date,
+	// else the conversation's start), never the proxy's clock per turn
+	// (see turnTime).
 	Now time.Time
 	// Workspace is the client's working environment, from the request's
 	// <environment_context> block when it has one.
 	Workspace Workspace
+	// Files says whether the working directory may be read from this
+	// machine's disk ([Env.ReadWorkDir]); "" means local.
+	Files WorkspacePolicy
+	// ProjectDocs are the project instructions (AGENTS.md) the client sent
+	// in the request; each harness puts them where its agent puts its
+	// own (docs/request-shaping.md#project-instructions).
+	ProjectDocs []ProjectDoc
 	// ConversationKey identifies the conversation: the request's
 	// prompt_cache_key, else the client's session header, else "".
 	ConversationKey string

@@ -34,9 +34,20 @@ type Config struct {
 	// variant (e.g. "terminus-2": "plain"); an entry replaces the variant
 	// the model table gives that harness.
 	Variants map[string]string
+	// Workspace says whether harnesses may read the client's working
+	// directory from this machine's disk (docs/request-shaping.md#workspace);
+	// "" means local, as `shape` and `translate` use it. `serve` decides it
+	// from its listen address and client keys.
+	Workspace WorkspacePolicy
 	// Unbridged, when set, is told of every call to a harness-native tool
 	// that reaches the client without a bridge (for metrics).
 	Unbridged func(harness, tool string)
+	// ToolFormat is the default text tool-call format of chat answers
+	// ("auto", a format, or ""/"off"); a model-caps entry's tool_format
+	// overrides it for its models (docs/text-tool-calls.md).
+	ToolFormat string
+	// TextCalls, when set, is told of every text tool-call outcome.
+	TextCalls func(format, outcome string)
 }
 
 // modelCaps is the model table's entry for model with the configured
@@ -78,7 +89,9 @@ type Turn struct {
 	// Shaped is the upstream request (set by Plan).
 	Shaped request.Shaped
 
-	unbridged func(harness, tool string)
+	unbridged  func(harness, tool string)
+	toolFormat string
+	textCalls  func(format, outcome string)
 }
 
 // Prepare routes the pair (cfg.Wire, harness name), finds the harness that
@@ -109,7 +122,17 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 	if log == nil {
 		log = slog.Default()
 	}
-	t := now()
+	if spec.Name != NativeName {
+		if req, err = HarnessRequest(req); err != nil {
+			return nil, fmt.Errorf("harness %s: %w", spec.Name, err)
+		}
+	}
+	key := conversationKey(req, hdr)
+	ws := ParseWorkspace(req.Input, Workspace{})
+	t := turnTime(ws, key, now())
+	if ws.Date == "" {
+		ws.Date = t.Format(time.DateOnly)
+	}
 	env := &Env{
 		Route:           route,
 		Wire:            wire,
@@ -117,18 +140,24 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 		Model:           cfg.modelCaps(req.Model),
 		Prompts:         pack,
 		Now:             t,
-		Workspace:       ParseWorkspace(req.Input, Workspace{Date: t.Format(time.DateOnly)}),
-		ConversationKey: conversationKey(req, hdr),
+		Workspace:       ws,
+		Files:           cfg.Workspace.orLocal(),
+		ProjectDocs:     ProjectDocs(req.Input),
+		ConversationKey: key,
 		Client:          bridge.DetectShell(req.Tools),
 		Subagent:        hdr.Get("x-openai-subagent"),
 		Request:         req,
 		Logger:          log,
 	}
+	if err := checkShell(spec, env); err != nil {
+		return nil, err
+	}
 	g, err := spec.Request(env)
 	if err != nil {
 		return nil, fmt.Errorf("harness %s: request graph: %w", spec.Name, err)
 	}
-	return &Turn{Route: route, Spec: spec, Env: env, RequestGraph: g, unbridged: cfg.Unbridged}, nil
+	return &Turn{Route: route, Spec: spec, Env: env, RequestGraph: g, unbridged: cfg.Unbridged,
+		toolFormat: cfg.ToolFormat, textCalls: cfg.TextCalls}, nil
 }
 
 // Plan prepares the turn and shapes the upstream request: Turn.Shaped is
@@ -157,6 +186,7 @@ func (t *Turn) ResponseGraph(opts ResponseOptions) (*pipeline.Graph, error) {
 	if opts.Request == nil {
 		opts.Request = t.Env.Request
 	}
+	t.textCallOptions(&opts)
 	g, err := ProtocolGraph(t.Env.Wire, opts)
 	if err != nil {
 		return nil, err

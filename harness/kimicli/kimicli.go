@@ -16,20 +16,21 @@
 // instructions are our compaction prompt (compaction.tmpl) gets those
 // instructions as its system prompt instead.
 //
-// The listing and the AGENTS.md files are read from this machine's file
-// system at Env.Workspace.Cwd: the proxy usually runs on the machine that
-// runs Codex, so the client's directory is usually there. When the cwd is
-// not given, not absolute, or cannot be read, the listing is empty and no
-// AGENTS.md is read. Nothing is cached (the fork caches the listing per
-// conversation; a proxy keeps no state), so a listing that changes between
-// turns changes the system prompt. The listing shows at most 30 entries of
-// the directory and 10 of each subdirectory, directories first, then by
-// name, drawn with "├── " and "└── ". AGENTS.md collection: from the
-// nearest directory above the cwd that has a .git entry (else the cwd
-// itself) down to the cwd, each directory's .kimi/AGENTS.md and then its
-// AGENTS.md (or agents.md), each non-empty file prefixed with a
-// "<!-- From: PATH -->" line, within 32 KiB in all (the deepest files are
-// kept first when the budget runs out).
+// The listing is read from this machine's disk only under the workspace
+// policy local (harness.Env.ReadWorkDir: the cwd the request names and
+// nothing outside it, symbolic links not followed, a bounded number of
+// entries); under none, or when the cwd is not given, not absolute or
+// cannot be read, there is no listing. Nothing is cached (the fork caches
+// the listing per conversation; a proxy keeps no state), so a listing that
+// changes between turns changes the system prompt. The listing shows at
+// most 30 entries of the directory and 10 of each subdirectory,
+// directories first, then by name, drawn with "├── " and "└── ". The
+// project instructions are the AGENTS.md text the client sent in the
+// request (harness.Env.ProjectDocs), each under a "<!-- From: PATH -->"
+// line, within 32 KiB in all (the deepest kept first when the budget runs
+// out); nothing is read from disk for them. The time is the request's
+// (harness.Env.Now: its current_date, else the conversation's start), so
+// every turn of a conversation has the same system prompt.
 //
 // Tools are the client's function tools (the model calls exec_command
 // directly when that is the client's shell); every tool name of the
@@ -49,7 +50,7 @@
 // Not emulated: the subagent sentence the fork adds for spawned threads
 // (the proxy cannot tell a spawned thread), skills found on disk (only the
 // session's skills, from the engine's skills block, are listed), and the
-// fork's environment override of the clock (Config.Now is the clock).
+// fork's environment override of the clock.
 package kimicli
 
 import (

@@ -2,8 +2,7 @@ package kimicli
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"regexp"
 	"sort"
 	"strconv"
@@ -107,14 +106,12 @@ func systemData(env *harness.Env) SystemData {
 	if d.WorkDir == "" {
 		d.WorkDir = "."
 	}
-	if filepath.IsAbs(ws.Cwd) {
-		if l, err := ListDirectory(ws.Cwd); err == nil {
-			d.WorkDirListing = l
-			d.AgentsMD = AgentsMD(ws.Cwd)
-		} else if env.Logger != nil {
-			env.Logger.Debug("kimi-cli: working directory not listed", "cwd", ws.Cwd, "error", err)
-		}
+	if l, err := ListDirectory(env.ReadWorkDir); err == nil {
+		d.WorkDirListing = l
+	} else if env.Logger != nil {
+		env.Logger.Debug("kimi-cli: working directory not listed", "cwd", ws.Cwd, "error", err)
 	}
+	d.AgentsMD = AgentsMD(env.ProjectDocs)
 	d.Skills = Skills(env.Request.Input)
 	return d
 }
@@ -159,10 +156,16 @@ type dirEntry struct {
 	dir  bool
 }
 
-// readEntries returns the entries of dir, directories first, then by
-// name, and how many there are.
-func readEntries(dir string) ([]dirEntry, error) {
-	ents, err := os.ReadDir(dir)
+// DirReader lists a directory of the working directory ("." for itself,
+// slash-separated below it): its entries in directory order and whether
+// there were more than it returns. [harness.Env.ReadWorkDir] is the one
+// the harness uses.
+type DirReader func(sub string) ([]fs.DirEntry, bool, error)
+
+// readEntries returns the entries of sub, directories first, then by
+// name. A symbolic link is listed as a file and never followed.
+func readEntries(read DirReader, sub string) ([]dirEntry, error) {
+	ents, _, err := read(sub)
 	if err != nil {
 		return nil, err
 	}
@@ -179,15 +182,16 @@ func readEntries(dir string) ([]dirEntry, error) {
 	return out, nil
 }
 
-// ListDirectory draws the tree listing of dir: at most ListRootWidth
+// ListDirectory draws the tree listing of the working directory read by
+// read: at most ListRootWidth
 // entries, each directory with at most ListChildWidth of its own entries
 // (directories marked with "/"), directories first, then by name; entries
 // beyond the limits are counted on a last line. A directory that cannot be
 // read is an error; an unreadable subdirectory shows no children.
-func ListDirectory(dir string) (string, error) {
-	ents, err := readEntries(dir)
+func ListDirectory(read DirReader) (string, error) {
+	ents, err := readEntries(read, ".")
 	if err != nil {
-		return "", fmt.Errorf("kimi-cli: list %s: %w", dir, err)
+		return "", fmt.Errorf("kimi-cli: list the working directory: %w", err)
 	}
 	if len(ents) == 0 {
 		return "(the directory is empty)", nil
@@ -212,7 +216,7 @@ func ListDirectory(dir string) (string, error) {
 			continue
 		}
 		line(conn + e.name + "/")
-		kids, err := readEntries(filepath.Join(dir, e.name))
+		kids, err := readEntries(read, e.name)
 		if err != nil {
 			continue
 		}
@@ -239,47 +243,29 @@ func ListDirectory(dir string) (string, error) {
 	return b.String(), nil
 }
 
-// AgentsMD collects the AGENTS.md files that apply to cwd (see the package
-// doc); "" when there are none.
-func AgentsMD(cwd string) string {
-	cwd = filepath.Clean(cwd)
-	root := projectRoot(cwd)
-	var dirs []string
-	for d := cwd; ; {
-		dirs = append(dirs, d)
-		parent := filepath.Dir(d)
-		if d == root || parent == d {
-			break
-		}
-		d = parent
-	}
-	type found struct{ path, text string }
-	var files []found
-	for i := len(dirs) - 1; i >= 0; i-- {
-		d := dirs[i]
-		if t := readTrimmed(filepath.Join(d, ".kimi", "AGENTS.md")); t != "" {
-			files = append(files, found{filepath.Join(d, ".kimi", "AGENTS.md"), t})
-		}
-		for _, n := range []string{"AGENTS.md", "agents.md"} {
-			if t := readTrimmed(filepath.Join(d, n)); t != "" {
-				files = append(files, found{filepath.Join(d, n), t})
-				break
-			}
-		}
-	}
+// AgentsMD is the project-instructions text of the system prompt: each
+// project doc of the request (what the client read from its AGENTS.md
+// files) under a "<!-- From: DIR/AGENTS.md -->" line, joined by blank
+// lines, within AgentsMDBudget bytes in all (the last docs, the deepest,
+// are kept first when the budget runs out); "" when there are none.
+func AgentsMD(docs []harness.ProjectDoc) string {
 	remaining := AgentsMDBudget
-	kept := make([]string, len(files))
-	for i := len(files) - 1; i >= 0; i-- {
-		head := "<!-- From: " + files[i].path + " -->\n"
+	kept := make([]string, len(docs))
+	for i := len(docs) - 1; i >= 0; i-- {
+		src := "AGENTS.md"
+		if docs[i].Dir != "" {
+			src = strings.TrimSuffix(docs[i].Dir, "/") + "/AGENTS.md"
+		}
+		head := "<!-- From: " + src + " -->\n"
 		cost := len(head)
-		if i < len(files)-1 {
+		if i < len(docs)-1 {
 			cost += 2
 		}
 		remaining = max(remaining-cost, 0)
 		if remaining == 0 {
 			continue
 		}
-		text := files[i].text
+		text := docs[i].Text
 		if len(text) > remaining {
 			text = strings.TrimSpace(cutUTF8(text, remaining))
 		}
@@ -295,35 +281,6 @@ func AgentsMD(cwd string) string {
 		}
 	}
 	return strings.Join(out, "\n\n")
-}
-
-// projectRoot is the nearest directory at or above cwd with a .git entry,
-// else cwd.
-func projectRoot(cwd string) string {
-	for d := cwd; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return cwd
-		}
-		d = parent
-	}
-}
-
-// readTrimmed returns the trimmed text of a regular file, "" when it is
-// missing, unreadable, not a regular file or blank.
-func readTrimmed(path string) string {
-	info, err := os.Stat(path)
-	if err != nil || !info.Mode().IsRegular() {
-		return ""
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(data))
 }
 
 // cutUTF8 cuts s to at most n bytes without splitting a character.

@@ -28,6 +28,13 @@ func write(t *testing.T, path, data string) {
 	}
 }
 
+// dirReader reads the working directory dir through an env with the
+// workspace policy local, as the harness does.
+func dirReader(dir string) kimicli.DirReader {
+	env := &harness.Env{Workspace: harness.Workspace{Cwd: dir}, Files: harness.WorkspaceLocal}
+	return env.ReadWorkDir
+}
+
 func TestListDirectory(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "b.txt"), "")
@@ -36,7 +43,12 @@ func TestListDirectory(t *testing.T) {
 	write(t, filepath.Join(dir, "src", "main.go"), "")
 	write(t, filepath.Join(dir, "src", "util", "x.go"), "")
 	write(t, filepath.Join(dir, "docs", "index.md"), "")
-	got, err := kimicli.ListDirectory(dir)
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, "secret.txt"), "")
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := kimicli.ListDirectory(dirReader(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +60,8 @@ func TestListDirectory(t *testing.T) {
 		"│   └── main.go",
 		"├── .hidden",
 		"├── a.txt",
-		"└── b.txt",
+		"├── b.txt",
+		"└── link", // a symbolic link is listed, never followed
 	}, "\n")
 	if got != want {
 		t.Errorf("listing:\n%s\nwant:\n%s", got, want)
@@ -63,7 +76,7 @@ func TestListDirectoryLimits(t *testing.T) {
 	for i := range 12 {
 		write(t, filepath.Join(dir, "d", fmt.Sprintf("k%02d", i)), "")
 	}
-	got, err := kimicli.ListDirectory(dir)
+	got, err := kimicli.ListDirectory(dirReader(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,48 +91,36 @@ func TestListDirectoryLimits(t *testing.T) {
 	if lines[12] != "├── f00" || lines[40] != "├── f28" || lines[41] != "└── (6 more entries)" {
 		t.Errorf("root lines:\n%s", strings.Join(lines[12:], "\n"))
 	}
-	if _, err := kimicli.ListDirectory(filepath.Join(dir, "missing")); err == nil {
+	if _, err := kimicli.ListDirectory(dirReader(filepath.Join(dir, "missing"))); err == nil {
 		t.Error("listing a missing directory: no error")
 	}
 	empty := t.TempDir()
-	if got, _ := kimicli.ListDirectory(empty); got != "(the directory is empty)" {
+	if got, _ := kimicli.ListDirectory(dirReader(empty)); got != "(the directory is empty)" {
 		t.Errorf("empty directory: %q", got)
+	}
+	none := &harness.Env{Workspace: harness.Workspace{Cwd: dir}, Files: harness.WorkspaceNone}
+	if got, err := kimicli.ListDirectory(none.ReadWorkDir); err == nil {
+		t.Errorf("workspace policy none: listed\n%s", got)
 	}
 }
 
 func TestAgentsMD(t *testing.T) {
-	root := t.TempDir()
-	repo := filepath.Join(root, "repo")
-	cwd := filepath.Join(repo, "pkg", "sub")
-	write(t, filepath.Join(root, "AGENTS.md"), "above the repository: never read")
-	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: x")
-	write(t, filepath.Join(repo, "AGENTS.md"), "  root rules  \n")
-	write(t, filepath.Join(repo, "agents.md"), "shadowed by AGENTS.md")
-	write(t, filepath.Join(repo, "pkg", "agents.md"), "pkg rules")
-	write(t, filepath.Join(cwd, ".kimi", "AGENTS.md"), "kimi rules")
-	write(t, filepath.Join(cwd, "AGENTS.md"), "   ")
-	got := kimicli.AgentsMD(cwd)
-	want := "<!-- From: " + filepath.Join(repo, "AGENTS.md") + " -->\nroot rules\n\n" +
-		"<!-- From: " + filepath.Join(repo, "pkg", "agents.md") + " -->\npkg rules\n\n" +
-		"<!-- From: " + filepath.Join(cwd, ".kimi", "AGENTS.md") + " -->\nkimi rules"
+	docs := []harness.ProjectDoc{{Dir: "/repo", Text: "root rules"}, {Text: "no directory named"}, {Dir: "/repo/pkg/", Text: "pkg rules"}}
+	got := kimicli.AgentsMD(docs)
+	want := "<!-- From: /repo/AGENTS.md -->\nroot rules\n\n" +
+		"<!-- From: AGENTS.md -->\nno directory named\n\n" +
+		"<!-- From: /repo/pkg/AGENTS.md -->\npkg rules"
 	if got != want {
 		t.Errorf("AGENTS.md:\n%s\nwant:\n%s", got, want)
 	}
-
-	// Without a .git above, only the cwd itself counts.
-	plain := t.TempDir()
-	write(t, filepath.Join(plain, "AGENTS.md"), "plain")
-	if got := kimicli.AgentsMD(plain); got != "<!-- From: "+filepath.Join(plain, "AGENTS.md")+" -->\nplain" {
-		t.Errorf("no git: %q", got)
+	if got := kimicli.AgentsMD(nil); got != "" {
+		t.Errorf("no docs: %q", got)
 	}
 }
 
 func TestAgentsMDBudget(t *testing.T) {
-	dir := t.TempDir()
-	write(t, filepath.Join(dir, ".git"), "gitdir: x")
-	write(t, filepath.Join(dir, ".kimi", "AGENTS.md"), strings.Repeat("é", 20000)) // 40000 bytes
-	write(t, filepath.Join(dir, "AGENTS.md"), "deep file is kept first")
-	got := kimicli.AgentsMD(dir)
+	docs := []harness.ProjectDoc{{Dir: "/w", Text: strings.Repeat("é", 20000)}, {Dir: "/w/sub", Text: "deep file is kept first"}}
+	got := kimicli.AgentsMD(docs)
 	if len(got) > kimicli.AgentsMDBudget {
 		t.Errorf("%d bytes, over the budget of %d", len(got), kimicli.AgentsMDBudget)
 	}
@@ -164,18 +165,26 @@ func system(t *testing.T, req *protocol.ResponsesRequest) string {
 	return body.Messages[0].Content
 }
 
-// The system prompt lists the client's working directory and its
-// AGENTS.md when this machine can read it, and says the time and shell.
+// agentsMessage is Codex's AGENTS.md user message for dir.
+func agentsMessage(dir, text string) string {
+	b, _ := json.Marshal("# AGENTS.md instructions for " + dir + "\n\n<INSTRUCTIONS>\n" + text + "\n</INSTRUCTIONS>")
+	return `{"type":"message","role":"user","content":[{"type":"input_text","text":` + string(b) + `}]}`
+}
+
+// The system prompt lists the client's working directory when this machine
+// can read it, carries the AGENTS.md text of the request (never a file of
+// this machine), and says the time and shell.
 func TestSystemPromptWorkspace(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "main.go"), "package main")
-	write(t, filepath.Join(dir, "AGENTS.md"), "Run go vet before you finish.")
-	got := system(t, envRequest(dir))
+	write(t, filepath.Join(dir, "AGENTS.md"), "A file on the proxy's disk: never read.")
+	got := system(t, envRequest(dir, agentsMessage(dir, "Run go vet before you finish.")))
 	for _, want := range []string{
 		"- Working directory: " + dir + "\n",
 		"```\n├── AGENTS.md\n└── main.go\n```",
+		"# Project instructions",
 		"<!-- From: " + filepath.Join(dir, "AGENTS.md") + " -->\nRun go vet before you finish.",
-		"- Current time: 2026-03-04T05:06:07.891011+01:00",
+		"- Current time: 2026-03-04T00:00:00.000000+00:00",
 		"- Shell: zsh (`/bin/zsh`)",
 		"- Operating system: Linux",
 	} {
@@ -183,11 +192,14 @@ func TestSystemPromptWorkspace(t *testing.T) {
 			t.Errorf("system prompt lacks %q:\n%s", want, got)
 		}
 	}
+	if strings.Contains(got, "never read") {
+		t.Error("an AGENTS.md file of this machine reached the system prompt")
+	}
 	if strings.HasSuffix(got, "\n") {
 		t.Error("system prompt ends with a newline")
 	}
 
-	// A directory this machine does not have: no listing, no AGENTS.md.
+	// A directory this machine does not have: no listing.
 	got = system(t, envRequest(filepath.Join(dir, "elsewhere")))
 	if strings.Contains(got, "```") || strings.Contains(got, "<!-- From:") || strings.Contains(got, "# Project instructions") {
 		t.Errorf("listing or AGENTS.md for a missing directory:\n%s", got)

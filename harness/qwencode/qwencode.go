@@ -47,7 +47,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -65,6 +65,12 @@ func init() { harness.MustRegister(Spec()) }
 
 // MaxTokens is the output limit every qwen-code body asks for.
 const MaxTokens = 8000
+
+// VariantFork is the variant that keeps the fork's placement of the
+// engine's base instructions: a "Session Instructions" section of the
+// system prompt. By default they are left out — Qwen Code sends no other
+// agent's prompt (docs/request-shaping.md#the-engines-base-instructions).
+const VariantFork = "fork"
 
 // MaxListing is how many entries of the working directory the setup
 // message shows.
@@ -166,7 +172,7 @@ func Intro(env *harness.Env) ([]request.Message, error) {
 		}
 		system += "\n\n" + strings.TrimRight(sec, "\n")
 	}
-	if base := strings.TrimSpace(env.Request.Instructions); base != "" {
+	if base := strings.TrimSpace(env.Request.Instructions); base != "" && env.Model.Variant(name) == VariantFork {
 		sec, err := env.Prompts.Render(name, "session", SectionData{Text: base})
 		if err != nil {
 			return nil, err
@@ -220,7 +226,7 @@ func setupData(env *harness.Env) SetupData {
 	if cwd == "" {
 		cwd = "."
 	}
-	if filepath.IsAbs(cwd) {
+	if filepath.IsAbs(cwd) && env.Files != harness.WorkspaceNone {
 		if real, err := filepath.EvalSymlinks(cwd); err == nil {
 			cwd = real
 		}
@@ -237,22 +243,25 @@ func setupData(env *harness.Env) SetupData {
 		OS:       osName,
 		Cwd:      cwd,
 		MaxItems: MaxListing,
-		Listing:  FolderListing(cwd),
+		Listing:  FolderListing(cwd, env.ReadWorkDir),
 	}
 }
 
-// FolderListing is the setup message's folder structure of dir: "DIR/",
-// then at most MaxListing entries (see the package doc). Only absolute
-// directories are read.
-func FolderListing(dir string) string {
+// DirReader lists the working directory ("." for itself): its entries and
+// whether there were more. [harness.Env.ReadWorkDir] is the one the harness
+// uses.
+type DirReader func(sub string) ([]fs.DirEntry, bool, error)
+
+// FolderListing is the setup message's folder structure of dir as read
+// reads it: "DIR/", then at most MaxListing entries (see the package
+// doc). When read refuses (the workspace policy none, a cwd that is not
+// absolute) or fails, only the "DIR/" line is shown.
+func FolderListing(dir string, read DirReader) string {
 	lines := []string{strings.TrimSuffix(dir, "/") + "/"}
 	if dir == "/" {
 		lines[0] = "/"
 	}
-	if !filepath.IsAbs(dir) {
-		return lines[0]
-	}
-	ents, err := os.ReadDir(dir)
+	ents, _, err := read(".")
 	if err != nil {
 		return lines[0]
 	}

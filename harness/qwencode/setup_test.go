@@ -25,6 +25,13 @@ func touch(t *testing.T, path string) {
 	}
 }
 
+// listing is FolderListing of dir read through an env with the workspace
+// policy p, as the harness reads it.
+func listing(dir string, p harness.WorkspacePolicy) string {
+	env := &harness.Env{Workspace: harness.Workspace{Cwd: dir}, Files: p}
+	return qwencode.FolderListing(dir, env.ReadWorkDir)
+}
+
 func TestFolderListing(t *testing.T) {
 	dir := t.TempDir()
 	touch(t, filepath.Join(dir, "b.txt"))
@@ -32,7 +39,7 @@ func TestFolderListing(t *testing.T) {
 	touch(t, filepath.Join(dir, "a", "x"))
 	touch(t, filepath.Join(dir, "a.txt"))
 	touch(t, filepath.Join(dir, ".git", "HEAD"))
-	got := qwencode.FolderListing(dir)
+	got := listing(dir, harness.WorkspaceLocal)
 	// "a.txt" < "a/" bytewise: the slash sorts after the dot.
 	want := dir + "/\n├───a.txt\n├───a/\n└───b.txt"
 	if got != want {
@@ -43,16 +50,19 @@ func TestFolderListing(t *testing.T) {
 	for i := range 25 {
 		touch(t, filepath.Join(many, fmt.Sprintf("f%02d", i)))
 	}
-	lines := strings.Split(qwencode.FolderListing(many), "\n")
+	lines := strings.Split(listing(many, harness.WorkspaceLocal), "\n")
 	if len(lines) != 1+qwencode.MaxListing || lines[20] != "└───f19" || lines[19] != "├───f18" {
 		t.Errorf("%d lines, last %q", len(lines), lines[len(lines)-1])
 	}
 
-	if got := qwencode.FolderListing(filepath.Join(dir, "missing")); got != filepath.Join(dir, "missing")+"/" {
+	if got := listing(filepath.Join(dir, "missing"), harness.WorkspaceLocal); got != filepath.Join(dir, "missing")+"/" {
 		t.Errorf("missing directory: %q", got)
 	}
-	if got := qwencode.FolderListing("relative/dir"); got != "relative/dir/" {
+	if got := listing("relative/dir", harness.WorkspaceLocal); got != "relative/dir/" {
 		t.Errorf("relative directory: %q", got)
+	}
+	if got := listing(dir, harness.WorkspaceNone); got != dir+"/" {
+		t.Errorf("workspace policy none: %q", got)
 	}
 }
 

@@ -8,7 +8,7 @@
 //
 //	request.json       the client's Responses request; absent in the cases of the shared
 //	                   request set (requests/NAME.json), which every harness answers
-//	config.json        optional planning settings: {"wire","base_url","now","models":[…]}
+//	config.json        optional planning settings: {"wire","base_url","now","models":[…],"variants":{…},"workspace"}
 //	want.shaped.json   the Shaped JSON `harnessflow shape` prints (path, body, title_request, tool_kinds …)
 //	want.error         instead of want.shaped.json: the planning error's text
 //	upstream.sse       optional: the upstream's answer (SSE, or a JSON body for unary turns)
@@ -85,6 +85,10 @@ type Config struct {
 	Now     *time.Time   `json:"now"`
 	// Models is written to a model-capabilities file and loaded.
 	Models json.RawMessage `json:"models"`
+	// Variants picks harness variants (harness name → variant).
+	Variants map[string]string `json:"variants"`
+	// Workspace is the workspace policy ("" means local).
+	Workspace harness.WorkspacePolicy `json:"workspace"`
 }
 
 // Case is one golden archive.
@@ -147,7 +151,8 @@ func (c *Case) PlanConfig(t testing.TB) harness.Config {
 	if cc.Now != nil {
 		now = *cc.Now
 	}
-	cfg := harness.Config{Wire: cc.Wire, BaseURL: cc.BaseURL, Now: func() time.Time { return now }}
+	cfg := harness.Config{Wire: cc.Wire, BaseURL: cc.BaseURL, Now: func() time.Time { return now },
+		Variants: cc.Variants, Workspace: cc.Workspace}
 	if len(cc.Models) > 0 {
 		f := filepath.Join(t.TempDir(), "models.json")
 		if err := os.WriteFile(f, cc.Models, 0o600); err != nil {
@@ -170,6 +175,14 @@ func Run(t *testing.T, name, dir string) {
 	for _, c := range cases {
 		have[strings.TrimSuffix(filepath.Base(c.Path), ".txtar")] = true
 	}
+	// A new golden of a shared request takes the planning settings of the
+	// directory's "plain" golden (its wire, above all).
+	var config []byte
+	for _, c := range cases {
+		if strings.TrimSuffix(filepath.Base(c.Path), ".txtar") == "plain" {
+			config = c.File("config.json")
+		}
+	}
 	for _, r := range SharedRequests() {
 		if have[r] {
 			continue
@@ -178,8 +191,11 @@ func Run(t *testing.T, name, dir string) {
 			t.Errorf("%s: no golden for the shared request %q (run the test with -update)", dir, r)
 			continue
 		}
-		cases = append(cases, &Case{Path: filepath.Join(dir, r+".txtar"),
-			Archive: &txtar.Archive{Comment: []byte("request: the shared request " + r + "\n")}})
+		a := &txtar.Archive{Comment: []byte("request: the shared request " + r + "\n")}
+		if config != nil {
+			a.Files = append(a.Files, txtar.File{Name: "config.json", Data: config})
+		}
+		cases = append(cases, &Case{Path: filepath.Join(dir, r+".txtar"), Archive: a})
 	}
 	for _, c := range cases {
 		t.Run(strings.TrimSuffix(filepath.Base(c.Path), ".txtar"), func(t *testing.T) {

@@ -2,6 +2,7 @@ package request
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
@@ -28,13 +29,22 @@ func FixedSystemNode(text string) pipeline.Node {
 // FunctionTools returns a request.tools stage for harnesses that carry only
 // the client's function tools: each function tool of the request becomes a
 // wire tool (description defaulting to the name, parameters to the empty
-// object schema), other kinds are left out, and every tool name of the
-// request maps to the function kind.
+// object schema), and every tool name of the request maps to the function
+// kind. The tools of a namespace are the client's functions too (MCP
+// servers, and the whole tool surface of Codex's code mode): they are
+// converted as request.tools converts them — namespace_name functions of
+// kind namespaced_function, inner custom tools as {"input"} functions of
+// kind custom. Other kinds are left out.
 func FunctionTools() pipeline.Stage[*Shaping, *Shaping] {
 	return stage(func(_ context.Context, s *Shaping) error {
 		s.Tools = s.Tools[:0]
 		s.ToolKinds = make(protocol.ToolKinds, len(s.Request.Tools))
-		for _, t := range s.Request.Tools {
+		var nested []sourcedTool
+		for i, t := range s.Request.Tools {
+			if t.Type == protocol.ToolTypeNamespace {
+				nested = append(nested, sourcedTool{item: -1, index: i, spec: &s.Request.Tools[i]})
+				continue
+			}
 			name := t.Name
 			if name == "" {
 				name = t.Type
@@ -51,6 +61,28 @@ func FunctionTools() pipeline.Stage[*Shaping, *Shaping] {
 			}
 			s.Tools = append(s.Tools, Tool{Name: t.Name, Description: orDefault(t.Description, t.Name), Parameters: params})
 		}
+		if len(nested) == 0 {
+			return nil
+		}
+		// Flat names are reserved so that a flattened name never takes one.
+		for i := range s.Request.Tools {
+			if t := &s.Request.Tools[i]; t.Type != protocol.ToolTypeNamespace && t.Name != "" {
+				nested = append(nested, sourcedTool{item: -1, index: i, spec: &protocol.ToolSpec{Type: protocol.ToolTypeFunction, Name: t.Name}})
+			}
+		}
+		t := convertTools(nested, slog.Default())
+		if t.err != nil {
+			return t.err
+		}
+		for _, tool := range t.tools {
+			k := t.kinds[tool.Name]
+			if k.Kind == protocol.KindFunction { // a reservation above, not a tool
+				continue
+			}
+			s.Tools = append(s.Tools, tool)
+			s.ToolKinds[tool.Name] = k
+		}
+		s.ToolNames = t.names
 		return nil
 	})
 }
