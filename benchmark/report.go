@@ -100,6 +100,11 @@ type Report struct {
 	// ChartCPU makes the chart show CPU ns per event instead of
 	// wall-clock ns (steadier on a loaded machine).
 	ChartCPU bool `json:"-"`
+	// Wide makes the Markdown tables show every column: the spread of
+	// the samples, events/s and MB/s, CPU and allocations of every mode
+	// and the peers' descriptions. By default they show ns/event of every
+	// mode and CPU ns and allocations of the first.
+	Wide bool `json:"-"`
 }
 
 // Loaded reports whether the machine was busier than its CPUs during the
@@ -138,8 +143,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.Title != "" {
 		fmt.Fprintf(&b, "## %s\n\n", r.Title)
 	}
+	clamped := false
 	for _, res := range r.Results {
-		res.markdown(&b)
+		if res.markdown(&b, r.Wide) {
+			clamped = true
+		}
+	}
+	if clamped {
+		b.WriteString(belowNoiseNote + "\n\n")
 	}
 	b.WriteString("Figures are per upstream event of the corpus (per request for request graphs): the median of the samples, ± half their range; ")
 	b.WriteString("CPU is the process's CPU time (all threads, garbage collection included). ")
@@ -166,22 +177,45 @@ func (res *Result) title() string {
 	return res.Graph
 }
 
-func (res *Result) markdown(b *bytes.Buffer) {
+// belowNoise marks a figure measured at or below zero; belowNoiseNote
+// explains it under the tables.
+const (
+	belowNoise     = "≤0*"
+	belowNoiseNote = belowNoise + " A stage's cost is a difference of two measurements (see below); when it comes out at or below zero, " +
+		"the stage costs less than the noise between them, and the table shows ≤0 instead of the negative figure (the JSON keeps it)."
+)
+
+// markdown writes one result's tables; wide shows every column. It
+// reports whether a figure was shown as belowNoise.
+func (res *Result) markdown(b *bytes.Buffer, wide bool) (clamped bool) {
 	fmt.Fprintf(b, "### %s\n\n", res.title())
 	fmt.Fprintf(b, "Graph `%s` (%s → %s): %s.  \n", res.Graph, res.In, res.Out, strings.Join(res.Nodes, " → "))
 	fmt.Fprintf(b, "Corpus: %s — %d input(s), %s, %d events. Run time %.1f s.\n\n", res.Corpus.Name, res.Corpus.Inputs, formatBytes(res.Corpus.Bytes), res.Corpus.Events, res.Seconds)
 
 	header := []string{"stage", "method"}
 	align := []string{":--", ":--"}
-	for _, m := range res.Modes {
-		header = append(header, m+" ns/event", m+" CPU ns/event", m+" allocs/event", m+" events/s", m+" MB/s")
-		align = append(align, "--:", "--:", "--:", "--:", "--:")
+	cols := func(i int) columns {
+		if wide {
+			return allColumns
+		}
+		if i == 0 {
+			return narrowFirst
+		}
+		return narrowOther
+	}
+	for i, m := range res.Modes {
+		for _, c := range cols(i).names() {
+			header = append(header, m+" "+c)
+			align = append(align, "--:")
+		}
 	}
 	var rows [][]string
 	row := func(name, method string, ms map[string]*Measurement) {
 		cells := []string{name, method}
-		for _, m := range res.Modes {
-			cells = append(cells, measurementCells(ms[m])...)
+		for i, m := range res.Modes {
+			cs, low := measurementCells(ms[m], cols(i))
+			cells = append(cells, cs...)
+			clamped = clamped || low
 		}
 		rows = append(rows, cells)
 	}
@@ -231,17 +265,34 @@ func (res *Result) markdown(b *bytes.Buffer) {
 	}
 	if len(res.Peers) > 0 {
 		b.WriteString("\n")
-		header := []string{"peer, same bytes, same run", "ns/event", "CPU ns/event", "allocs/event", "events/s", "MB/s"}
-		align := []string{":--", "--:", "--:", "--:", "--:", "--:"}
+		pc := narrowFirst
+		if wide {
+			pc = allColumns
+		}
+		peerHead, faster := "peer, same bytes, same run", " is faster by"
+		if !wide {
+			peerHead, faster = "peer (same run)", " speedup"
+		}
+		header := append([]string{peerHead}, pc.names()...)
+		align := []string{":--"}
+		for range pc.names() {
+			align = append(align, "--:")
+		}
 		for _, m := range res.Modes {
-			header = append(header, m+" is faster by")
+			header = append(header, m+faster)
 			align = append(align, "--:")
 		}
 		header = append(header, "same result")
 		align = append(align, ":--")
 		var rows [][]string
 		for _, p := range res.Peers {
-			cells := append([]string{p.Name + " (" + p.Description + ")"}, measurementCells(p.Measurement)...)
+			name := p.Name
+			if wide {
+				name += " (" + p.Description + ")"
+			}
+			pcells, low := measurementCells(p.Measurement, pc)
+			clamped = clamped || low
+			cells := append([]string{name}, pcells...)
 			for _, m := range res.Modes {
 				cell := fmt.Sprintf("%.1f×", p.Speedup[m])
 				if c, ok := p.CPUSpeedup[m]; ok {
@@ -256,22 +307,81 @@ func (res *Result) markdown(b *bytes.Buffer) {
 			rows = append(rows, append(cells, same))
 		}
 		writeTable(b, header, align, rows)
+		if !wide {
+			var descs []string
+			for _, p := range res.Peers {
+				descs = append(descs, p.Name+" ("+p.Description+")")
+			}
+			fmt.Fprintf(b, "\nPeers, on the same bytes in the same run: %s; speedup is the peer's time over ours.\n", strings.Join(descs, "; "))
+		}
+	}
+	if !wide {
+		b.WriteString("\n(`--wide`: every column — the spread of the samples, events/s, MB/s, CPU and allocations of every mode.)\n")
 	}
 	b.WriteString("\n")
+	return clamped
 }
 
-// measurementCells formats ns/event ± spread, CPU ns/event, allocs/event,
-// events/s and MB/s.
-func measurementCells(m *Measurement) []string {
+// columns selects the measurement columns of a table.
+type columns uint8
+
+// The columns, and the selections of the tables.
+const (
+	colNs columns = 1 << iota
+	colSpread
+	colCPU
+	colAllocs
+	colRate
+	colMB
+
+	allColumns  = colNs | colSpread | colCPU | colAllocs | colRate | colMB
+	narrowFirst = colNs | colCPU | colAllocs // the first mode of a narrow table, and its peers
+	narrowOther = colNs
+)
+
+// names returns the headers of the selected columns.
+func (c columns) names() []string {
+	var out []string
+	for _, x := range []struct {
+		col  columns
+		name string
+	}{{colNs, "ns/event"}, {colCPU, "CPU ns/event"}, {colAllocs, "allocs/event"}, {colRate, "events/s"}, {colMB, "MB/s"}} {
+		if c&x.col != 0 {
+			out = append(out, x.name)
+		}
+	}
+	return out
+}
+
+// measurementCells formats the selected columns: ns/event (± spread),
+// CPU ns/event, allocs/event, events/s and MB/s. A time at or below zero
+// (a stage cheaper than the noise of the difference that measures it) is
+// shown as belowNoise, and clamped reports it.
+func measurementCells(m *Measurement, cols columns) (cells []string, clamped bool) {
+	add := func(c columns, v string) {
+		if cols&c != 0 {
+			cells = append(cells, v)
+		}
+	}
 	if m == nil {
-		return []string{"—", "—", "—", "—", "—"}
+		for range cols.names() {
+			cells = append(cells, "—")
+		}
+		return cells, false
 	}
 	ns := formatNs(m.NsPerEvent)
-	if m.NsSpread > 0 {
+	if m.NsPerEvent <= 0 {
+		ns, clamped = belowNoise, true
+	}
+	if cols&colSpread != 0 && m.NsSpread > 0 && !clamped {
 		ns += " ± " + formatNs(m.NsSpread)
 	}
 	cpu := "—"
-	if m.CPUNsPerEvent != 0 {
+	switch {
+	case m.CPUNsPerEvent < 0:
+		cpu = belowNoise
+		clamped = clamped || cols&colCPU != 0
+	case m.CPUNsPerEvent != 0:
 		cpu = formatNs(m.CPUNsPerEvent)
 	}
 	rate, mb := "—", "—"
@@ -279,7 +389,17 @@ func measurementCells(m *Measurement) []string {
 		rate = chart.FormatValue(m.EventsPerSec)
 		mb = strconv.FormatFloat(m.MBPerSec, 'f', 1, 64)
 	}
-	return []string{ns, cpu, formatAllocs(m.AllocsPerEvent), rate, mb}
+	add(colNs, ns)
+	add(colCPU, cpu)
+	allocs := formatAllocs(m.AllocsPerEvent)
+	if m.AllocsPerEvent <= -0.0005 {
+		allocs = belowNoise
+		clamped = clamped || cols&colAllocs != 0
+	}
+	add(colAllocs, allocs)
+	add(colRate, rate)
+	add(colMB, mb)
+	return cells, clamped
 }
 
 // formatNs shows nanoseconds with one decimal below 100, none above.
