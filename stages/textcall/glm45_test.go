@@ -39,7 +39,7 @@ func glmCases() []replyCase {
 			name:  "white space between calls is markup",
 			input: "<tool_call>shell\n<arg_key>command</arg_key>\n<arg_value>[\"a\"]</arg_value>\n</tool_call>\n\n<tool_call>shell\n<arg_key>command</arg_key>\n<arg_value>[\"b\"]</arg_value>\n</tool_call>\n",
 			tools: glmTools,
-			want: Reply{Calls: []Call{glmCall("shell", `{"command":["a"]}`), glmCall("shell", `{"command":["b"]}`)}},
+			want:  Reply{Calls: []Call{glmCall("shell", `{"command":["a"]}`), glmCall("shell", `{"command":["b"]}`)}},
 		},
 		{
 			name:  "zero-argument call",
