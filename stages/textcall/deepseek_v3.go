@@ -190,7 +190,10 @@ func (p *dsParser) run(out []Event, eof bool) []Event {
 				out = p.failText(out, "unterminated tool call")
 				continue
 			}
-			if rest[0] == '{' { // V3.1: the head was the name
+			if !eof && partialOf(rest, dsCallEnd) {
+				return out
+			}
+			if rest[0] == '{' || strings.HasPrefix(rest, dsCallEnd) { // V3.1: the head was the name
 				if p.head == "" {
 					out = p.failText(out, "tool call without a name")
 					continue
@@ -330,10 +333,10 @@ func dsClaim(rest string, v31 bool) Claim {
 		return ClaimNo
 	}
 	after := strings.TrimLeft(rest[j+len(dsSep):], " \t\r\n")
-	if after == "" {
+	if after == "" || partialOf(after, dsCallEnd) {
 		return ClaimMore
 	}
-	if (after[0] == '{') == v31 {
+	if (after[0] == '{' || strings.HasPrefix(after, dsCallEnd)) == v31 {
 		return ClaimYes
 	}
 	return ClaimNo
