@@ -1,0 +1,547 @@
+package textcall
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+	"unsafe"
+)
+
+// The <tool_call> family: Hermes and Qwen2.5/Qwen3 write
+//
+//	<tool_call>
+//	{"name": "N", "arguments": {…}}
+//	</tool_call>
+//
+// and Qwen3-Coder writes the same block with an XML body (qwen3_coder.go).
+// Both formats share one parser, tcParser: the body of each block is read
+// as JSON when it starts with '{' and as XML when it starts with
+// <function=, so a Qwen3-Coder reply read with --tool-format hermes still
+// gives its calls. The formats differ in what auto locks on (their Claim)
+// and in qwen3_coder also taking a <function= block whose <tool_call> the
+// model left out.
+
+// Markers of the <tool_call> family.
+const (
+	tcOpenTag   = "<tool_call>"
+	tcCloseTag  = "</tool_call>"
+	tcFuncOpen  = "<function="
+	tcFuncClose = "</function>"
+	tcParamOpen = "<parameter="
+	tcParamEnd  = "</parameter>"
+)
+
+func init() {
+	Register(Format{
+		Name:    "hermes",
+		Summary: `<tool_call>{"name": N, "arguments": {…}}</tool_call> per call (Hermes, Qwen2.5, Qwen3)`,
+		New:     func(cfg Config) Parser { return newTCParser("hermes", cfg, false) },
+		Starts:  []string{tcOpenTag},
+		Claim:   claimHermes,
+		Models:  []string{"hermes", "qwen2", "qwq", "qwen3"},
+	})
+}
+
+// claimHermes claims a <tool_call> whose body starts with '{'.
+func claimHermes(rest string, _ bool) Claim {
+	body := strings.TrimLeft(rest[len(tcOpenTag):], " \t\r\n")
+	switch {
+	case body == "":
+		return ClaimMore
+	case body[0] == '{':
+		return ClaimYes
+	}
+	return ClaimNo
+}
+
+// tcState is where a tcParser is in the reply.
+type tcState uint8
+
+const (
+	tcText      tcState = iota // text: looking for a block
+	tcOpen                     // after <tool_call>: what the body is
+	tcJSON                     // in a JSON body
+	tcGap                      // after a call: white space, a closer, the next block
+	tcFuncName                 // after <function=: the name up to '>'
+	tcFuncBody                 // in a function body, between parameters
+	tcParamName                // after <parameter=: the name up to '>'
+	tcValue                    // in a parameter's value
+)
+
+// tcMaxName bounds a function or parameter name, so that text that only
+// looks like the start of a tag is given back soon.
+const tcMaxName = 256
+
+// tcParser parses the <tool_call> family (hermes and qwen3_coder).
+type tcParser struct {
+	format string
+	cfg    Config
+	bare   bool // <function= without <tool_call> starts a call
+	st     tcState
+	in     []byte // input not yet consumed
+	raw    []byte // the markup consumed since it began: given back if it fails
+	gap    []byte // white space after a call, given back if text follows
+
+	inBlock     bool // inside <tool_call> … </tool_call>
+	closeWanted bool // a </tool_call> may close the block of the last call
+
+	// The open call.
+	name  string
+	begun bool
+
+	// JSON body.
+	w         jsWalker
+	key       string
+	keyStart  int // raw offset of the member key's opening quote
+	valStart  int // raw offset of the member value's first byte
+	args      string
+	argsSeen  bool
+	streaming bool // the arguments object is being passed on as it arrives
+	argsFrom  int  // raw offset of the argument bytes not yet passed on
+
+	// XML body.
+	params int      // parameters given
+	seen   []string // their names
+	pname  string   // the parameter being read
+	scan   int      // offset in in from which the value's end is searched
+}
+
+func newTCParser(format string, cfg Config, bare bool) *tcParser {
+	return &tcParser{format: format, cfg: cfg, bare: bare}
+}
+
+// FormatName returns the format's name.
+func (p *tcParser) FormatName() string { return p.format }
+
+// view returns b as a string without copying; it must not be retained.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// Quiet reports whether s is text with nothing held and no '<'.
+func (p *tcParser) Quiet(s string) bool {
+	return p.st == tcText && len(p.in) == 0 && strings.IndexByte(s, '<') < 0
+}
+
+// Feed consumes the next piece of the reply.
+func (p *tcParser) Feed(out []Event, s string) []Event {
+	if p.st == tcText && len(p.in) == 0 {
+		// Nothing held: text before a possible block goes out without
+		// being copied.
+		var at int
+		if p.bare {
+			at, _ = IndexFirst(s, tcOpenTag, tcFuncOpen)
+		} else {
+			at = strings.Index(s, tcOpenTag)
+		}
+		if at < 0 {
+			keep := 0
+			if p.bare {
+				keep = HeldTail(s, tcOpenTag, tcFuncOpen)
+			} else {
+				keep = HeldTail(s, tcOpenTag)
+			}
+			p.in = append(p.in, s[len(s)-keep:]...)
+			return AppendText(out, s[:len(s)-keep])
+		}
+		out = AppendText(out, s[:at])
+		s = s[at:]
+	}
+	p.in = append(p.in, s...)
+	return p.run(out, false)
+}
+
+// Close ends the reply: text held is given back, a call complete enough is
+// ended, and unterminated markup is reported and given back.
+func (p *tcParser) Close(out []Event) []Event {
+	out = p.run(out, true)
+	if p.st != tcText && p.st != tcGap {
+		out = p.fail(out, "unterminated markup")
+	}
+	out = AppendText(out, string(p.in))
+	p.in, p.gap, p.st = nil, nil, tcText
+	return out
+}
+
+// run steps until no more progress can be made with the input at hand
+// (final: the input is all there is), then passes on the arguments read.
+func (p *tcParser) run(out []Event, final bool) []Event {
+	for {
+		var progress bool
+		out, progress = p.step(out, final)
+		if !progress {
+			break
+		}
+	}
+	if p.streaming && len(p.raw) > p.argsFrom {
+		out = AppendArgs(out, string(p.raw[p.argsFrom:]))
+		p.argsFrom = len(p.raw)
+	}
+	if len(p.in) == 0 {
+		p.in = nil // the consumed front of the buffer is not reused
+	}
+	return out
+}
+
+// take moves the first n bytes of the input to the markup.
+func (p *tcParser) take(n int) {
+	p.raw = append(p.raw, p.in[:n]...)
+	p.in = p.in[n:]
+}
+
+// takeSpace moves leading white space of the input to the markup.
+func (p *tcParser) takeSpace() {
+	n := 0
+	for n < len(p.in) && isJSONSpace(p.in[n]) {
+		n++
+	}
+	p.take(n)
+}
+
+// fail reports the markup as malformed and gives it back as text; the
+// reply goes on as text after it.
+func (p *tcParser) fail(out []Event, why string) []Event {
+	out = append(out, Event{Kind: Malformed, Text: p.format + ": " + why})
+	out = AppendText(out, string(p.raw))
+	p.reset()
+	p.st, p.inBlock, p.closeWanted = tcText, false, false
+	return out
+}
+
+// reset clears the open call.
+func (p *tcParser) reset() {
+	p.raw = p.raw[:0]
+	p.name, p.begun = "", false
+	p.key, p.args, p.argsSeen, p.streaming = "", "", false, false
+	p.params, p.seen, p.pname, p.scan = 0, p.seen[:0], "", 0
+}
+
+// end ends the open call.
+func (p *tcParser) end(out []Event) []Event {
+	out = append(out, Event{Kind: CallEnd})
+	p.reset()
+	p.st = tcGap
+	return out
+}
+
+// startsWith reports whether b starts with m, and whether b is a proper
+// prefix of m (more input could still make it start with m).
+func startsWith(b []byte, m string) (yes, maybe bool) {
+	if len(b) >= len(m) {
+		return string(b[:len(m)]) == m, false
+	}
+	return false, string(b) == m[:len(b)]
+}
+
+// step makes one move; progress is false when it needs more input.
+func (p *tcParser) step(out []Event, final bool) ([]Event, bool) {
+	switch p.st {
+	case tcText:
+		return p.stepText(out, final)
+	case tcOpen:
+		p.takeSpace()
+		if len(p.in) == 0 {
+			if final {
+				return p.fail(out, "<tool_call> without a body"), true
+			}
+			return out, false
+		}
+		if p.in[0] == '{' {
+			p.w = jsWalker{stack: p.w.stack[:0]}
+			p.st = tcJSON
+			return out, true
+		}
+		yes, maybe := startsWith(p.in, tcFuncOpen)
+		switch {
+		case yes:
+			p.take(len(tcFuncOpen))
+			p.st = tcFuncName
+			return out, true
+		case maybe && !final:
+			return out, false
+		}
+		return p.fail(out, "<tool_call> is followed by neither a JSON object nor <function="), true
+	case tcJSON:
+		return p.stepJSON(out, final)
+	case tcGap:
+		return p.stepGap(out, final)
+	case tcFuncName:
+		return p.stepFuncName(out, final)
+	case tcFuncBody:
+		return p.stepFuncBody(out, final)
+	case tcParamName:
+		return p.stepParamName(out, final)
+	case tcValue:
+		return p.stepValue(out, final)
+	}
+	return out, false
+}
+
+// stepText gives back text up to the next block; it holds only a tail that
+// could still start one.
+func (p *tcParser) stepText(out []Event, final bool) ([]Event, bool) {
+	v := view(p.in)
+	var at, which int
+	if p.bare {
+		at, which = IndexFirst(v, tcOpenTag, tcFuncOpen)
+	} else {
+		at, which = strings.Index(v, tcOpenTag), 0
+	}
+	if at < 0 {
+		keep := 0
+		if !final {
+			if p.bare {
+				keep = HeldTail(v, tcOpenTag, tcFuncOpen)
+			} else {
+				keep = HeldTail(v, tcOpenTag)
+			}
+		}
+		out = AppendText(out, v[:len(v)-keep])
+		p.in = p.in[len(v)-keep:]
+		return out, false
+	}
+	out = AppendText(out, v[:at])
+	p.in = p.in[at:]
+	if which == 0 {
+		p.raw = append(p.raw[:0], tcOpenTag...)
+		p.in = p.in[len(tcOpenTag):]
+		p.st, p.inBlock = tcOpen, true
+		return out, true
+	}
+	switch bareFunction(view(p.in), final) {
+	case ClaimYes:
+		p.raw = append(p.raw[:0], tcFuncOpen...)
+		p.in = p.in[len(tcFuncOpen):]
+		p.st, p.inBlock = tcFuncName, false
+		return out, true
+	case ClaimMore:
+		return out, false
+	}
+	out = AppendText(out, "<")
+	p.in = p.in[1:]
+	return out, true
+}
+
+// stepGap reads what follows a call: white space (dropped when a block or
+// the end follows, given back when text does), the </tool_call> closing
+// the call's block, another function of the same block.
+func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
+	n := 0
+	for n < len(p.in) && isJSONSpace(p.in[n]) {
+		n++
+	}
+	p.gap = append(p.gap, p.in[:n]...)
+	p.in = p.in[n:]
+	if len(p.in) == 0 {
+		if final {
+			p.gap = p.gap[:0]
+			p.st, p.inBlock, p.closeWanted = tcText, false, false
+		}
+		return out, false
+	}
+	var pending bool
+	if p.closeWanted {
+		yes, maybe := startsWith(p.in, tcCloseTag)
+		if yes {
+			p.in = p.in[len(tcCloseTag):]
+			p.gap = p.gap[:0]
+			p.closeWanted, p.inBlock = false, false
+			return out, true
+		}
+		pending = pending || maybe
+	}
+	if p.inBlock {
+		yes, maybe := startsWith(p.in, tcFuncOpen)
+		if yes {
+			p.gap = p.gap[:0]
+			p.raw = append(p.raw[:0], tcFuncOpen...)
+			p.in = p.in[len(tcFuncOpen):]
+			p.st = tcFuncName
+			return out, true
+		}
+		pending = pending || maybe
+	}
+	block, maybe := startsWith(p.in, tcOpenTag)
+	pending = pending || maybe
+	if p.bare && !block {
+		yes, maybe := startsWith(p.in, tcFuncOpen)
+		block = yes && bareFunction(view(p.in), final) == ClaimYes
+		pending = pending || maybe || (yes && bareFunction(view(p.in), final) == ClaimMore)
+	}
+	if pending && !final {
+		return out, false
+	}
+	if !block {
+		out = AppendText(out, string(p.gap))
+	}
+	p.gap = p.gap[:0]
+	p.st, p.inBlock, p.closeWanted = tcText, false, false
+	return out, true
+}
+
+// stepJSON reads a JSON body a byte at a time: the name, and the arguments
+// (passed on as they arrive once the name is known).
+func (p *tcParser) stepJSON(out []Event, final bool) ([]Event, bool) {
+	for i := 0; i < len(p.in); i++ {
+		c := p.in[i]
+		pos := len(p.raw)
+		p.raw = append(p.raw, c)
+		d0 := p.w.Depth()
+		f := p.w.Step(c)
+		if f&jwErr != 0 {
+			p.in = p.in[i+1:]
+			return p.fail(out, "the call is not valid JSON"), true
+		}
+		var ok = true
+		if f&jwEndBefore != 0 && d0 == 1 {
+			out, ok = p.member(out, pos)
+		}
+		switch {
+		case f&jwKeyBegin != 0 && d0 == 1:
+			p.keyStart = pos
+		case f&jwKeyEnd != 0 && d0 == 1:
+			if json.Unmarshal(p.raw[p.keyStart:pos+1], &p.key) != nil {
+				p.key = ""
+			}
+		case f&jwBegin != 0 && d0 == 1:
+			p.valStart = pos
+			if c == '{' && isArgsKey(p.key) && p.name != "" && !p.argsSeen {
+				p.streaming, p.argsFrom = true, pos
+			}
+		case f&jwEnd != 0 && p.w.Depth() == 1:
+			out, ok = p.member(out, pos+1)
+		}
+		if !ok {
+			p.in = p.in[i+1:]
+			return out, true
+		}
+		if p.w.Done() {
+			p.in = p.in[i+1:]
+			if p.name == "" {
+				return p.fail(out, `the call has no "name"`), true
+			}
+			if !p.argsSeen {
+				out = AppendArgs(out, "{}")
+			}
+			out = p.end(out)
+			p.closeWanted = p.inBlock
+			return out, true
+		}
+	}
+	p.in = p.in[:0]
+	if final {
+		return p.fail(out, "the call's JSON is not complete"), true
+	}
+	return out, false
+}
+
+func isArgsKey(k string) bool { return k == "arguments" || k == "parameters" }
+
+// member handles the value raw[valStart:end] of the top-level key p.key;
+// ok is false when it failed the call.
+func (p *tcParser) member(out []Event, end int) ([]Event, bool) {
+	val := p.raw[p.valStart:end]
+	switch {
+	case p.key == "name":
+		var name string
+		if val[0] != '"' || json.Unmarshal(val, &name) != nil || strings.TrimSpace(name) == "" || p.name != "" {
+			return p.fail(out, `"name" is not one non-empty string`), false
+		}
+		p.name = strings.TrimSpace(name)
+		out = append(out, Event{Kind: CallBegin, Name: p.name})
+		p.begun = true
+		if p.argsSeen {
+			out = AppendArgs(out, p.args)
+		}
+	case isArgsKey(p.key):
+		if p.argsSeen {
+			return p.fail(out, "the call has two argument objects"), false
+		}
+		p.argsSeen = true
+		switch val[0] {
+		case '{':
+			if p.streaming {
+				out = AppendArgs(out, string(p.raw[p.argsFrom:end]))
+				p.streaming = false
+				return out, true
+			}
+			p.args = string(val)
+		case 'n':
+			p.args = "{}"
+		case '"':
+			var s string
+			_ = json.Unmarshal(val, &s) // validated by the walker
+			args, ok := argsFromString(s)
+			if !ok {
+				return p.fail(out, "the arguments string is not a JSON object"), false
+			}
+			p.args = args
+		default:
+			return p.fail(out, "the arguments are not an object"), false
+		}
+		if p.name != "" {
+			out = AppendArgs(out, p.args)
+		}
+	}
+	return out, true
+}
+
+// argsFromString reads arguments a model wrote as a string: a JSON object
+// (or a Python dict), or nothing.
+func argsFromString(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "{}", true
+	}
+	js, ok := literalJSON(s)
+	if !ok || js[0] != '{' {
+		return "", false
+	}
+	return js, true
+}
+
+// bareFunction reports whether s, which starts with <function=, is the
+// start of a call: a name, '>', white space, then <parameter= or
+// </function>. With final, what cannot be told is no.
+func bareFunction(s string, final bool) Claim {
+	more := ClaimMore
+	if final {
+		more = ClaimNo
+	}
+	rest := s[len(tcFuncOpen):]
+	gt := strings.IndexByte(rest, '>')
+	if gt < 0 {
+		if len(rest) > tcMaxName || !validName(rest, true) {
+			return ClaimNo
+		}
+		return more
+	}
+	if !validName(rest[:gt], false) {
+		return ClaimNo
+	}
+	body := strings.TrimLeft(rest[gt+1:], " \t\r\n")
+	if len(rest[gt+1:])-len(body) > tcMaxName {
+		return ClaimNo
+	}
+	for _, m := range [...]string{tcParamOpen, tcFuncClose} {
+		if strings.HasPrefix(body, m) {
+			return ClaimYes
+		}
+		if strings.HasPrefix(m, body) {
+			return more
+		}
+	}
+	return ClaimNo
+}
+
+// validName reports whether s can be a function or parameter name (partial:
+// s may be the start of one, possibly empty).
+func validName(s string, partial bool) bool {
+	if (s == "" && !partial) || len(s) > tcMaxName {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || strings.ContainsRune(`<>{}"'`, r) {
+			return false
+		}
+	}
+	return true
+}

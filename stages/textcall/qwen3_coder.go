@@ -1,0 +1,287 @@
+package textcall
+
+import "strings"
+
+// Qwen3-Coder (and Qwen3.5) write a call as XML inside <tool_call>:
+//
+//	<tool_call>
+//	<function=N>
+//	<parameter=P>
+//	VALUE
+//	</parameter>
+//	</function>
+//	</tool_call>
+//
+// A value is raw text: one leading and one trailing newline are layout, the
+// rest is typed by the request's tool schema (TypedValue). Values hold
+// code, so a closing tag inside a value is taken as the end only when what
+// follows it is structure: </parameter> ends a value when white space and
+// then <parameter=, </function>, </tool_call> or the end of the reply
+// follow. A missing </parameter> is ended by a new line starting
+// <parameter= with a name not given yet (in the schema, when the tool has
+// one), or by </function> or </tool_call> followed by the end of the call.
+// The model may leave out <tool_call>: a <function=N> followed by
+// <parameter= or </function> starts a call too. The parser is tcParser
+// (hermes.go), which takes a JSON body as well.
+
+func init() {
+	Register(Format{
+		Name:    "qwen3_coder",
+		Summary: "<tool_call><function=N><parameter=P>value</parameter></function></tool_call> (Qwen3-Coder, Qwen3.5)",
+		New:     func(cfg Config) Parser { return newTCParser("qwen3_coder", cfg, true) },
+		Starts:  []string{tcOpenTag, tcFuncOpen},
+		Claim:   claimQwen3Coder,
+		Models:  []string{"qwen3-coder", "qwen3_coder", "qwen3.5", "qwen3-next"},
+	})
+}
+
+// claimQwen3Coder claims a <tool_call> whose body starts with <function=,
+// and a <function= that starts a call by itself.
+func claimQwen3Coder(rest string, _ bool) Claim {
+	if strings.HasPrefix(rest, tcFuncOpen) {
+		return bareFunction(rest, false)
+	}
+	body := strings.TrimLeft(rest[len(tcOpenTag):], " \t\r\n")
+	switch {
+	case strings.HasPrefix(body, tcFuncOpen):
+		return ClaimYes
+	case strings.HasPrefix(tcFuncOpen, body):
+		return ClaimMore
+	}
+	return ClaimNo
+}
+
+// stepFuncName reads the function name up to '>' and begins the call.
+func (p *tcParser) stepFuncName(out []Event, final bool) ([]Event, bool) {
+	v := view(p.in)
+	gt := strings.IndexByte(v, '>')
+	if gt < 0 {
+		if final || !validName(v, true) {
+			return p.fail(out, "<function= without a name and '>'"), true
+		}
+		return out, false
+	}
+	if !validName(v[:gt], false) {
+		return p.fail(out, "<function= without a valid name"), true
+	}
+	p.name = v[:gt]
+	p.name = strings.Clone(p.name)
+	p.take(gt + 1)
+	out = append(out, Event{Kind: CallBegin, Name: p.name})
+	out = AppendArgs(out, "{")
+	p.begun, p.params, p.seen = true, 0, p.seen[:0]
+	p.st = tcFuncBody
+	return out, true
+}
+
+// closeCall ends the open XML call.
+func (p *tcParser) closeCall(out []Event) []Event {
+	out = AppendArgs(out, "}")
+	return p.end(out)
+}
+
+// stepFuncBody reads what comes between parameters.
+func (p *tcParser) stepFuncBody(out []Event, final bool) ([]Event, bool) {
+	p.takeSpace()
+	if len(p.in) == 0 && !final {
+		return out, false
+	}
+	pending := false
+	for _, m := range [...]string{tcParamOpen, tcFuncClose, tcCloseTag} {
+		yes, maybe := startsWith(p.in, m)
+		if yes {
+			p.take(len(m))
+			switch m {
+			case tcParamOpen:
+				p.st = tcParamName
+			case tcFuncClose:
+				out = p.closeCall(out)
+				p.closeWanted = p.inBlock
+			case tcCloseTag:
+				if !p.inBlock {
+					return p.fail(out, "</tool_call> closes a call it did not open"), true
+				}
+				out = p.closeCall(out)
+				p.inBlock, p.closeWanted = false, false
+			}
+			return out, true
+		}
+		pending = pending || maybe
+	}
+	if pending && !final {
+		return out, false
+	}
+	if final && p.params > 0 {
+		// Every parameter given is complete: the call is recovered, what
+		// is left is given back by the gap.
+		out = p.closeCall(out)
+		return out, true
+	}
+	if final {
+		return p.fail(out, "unterminated <function=…> call"), true
+	}
+	return p.fail(out, "unexpected text in a <function=…> call"), true
+}
+
+// stepParamName reads a parameter name up to '>'.
+func (p *tcParser) stepParamName(out []Event, final bool) ([]Event, bool) {
+	v := view(p.in)
+	gt := strings.IndexByte(v, '>')
+	if gt < 0 {
+		if final || !validName(v, true) {
+			return p.fail(out, "<parameter= without a name and '>'"), true
+		}
+		return out, false
+	}
+	if !validName(v[:gt], false) {
+		return p.fail(out, "<parameter= without a valid name"), true
+	}
+	p.pname = strings.Clone(v[:gt])
+	p.take(gt + 1)
+	p.scan = 0
+	p.st = tcValue
+	return out, true
+}
+
+// Where a parameter value may end (see the comment at the top).
+var tcValueEnds = []string{tcParamEnd, "\n" + tcParamOpen, tcFuncClose, tcCloseTag}
+
+// stepValue finds the end of the parameter value and gives the parameter.
+func (p *tcParser) stepValue(out []Event, final bool) ([]Event, bool) {
+	v := view(p.in)
+	for {
+		at, which := IndexFirst(v[p.scan:], tcValueEnds...)
+		if at < 0 {
+			if final {
+				return p.fail(out, "unterminated <parameter="+p.pname+"> value"), true
+			}
+			p.scan = len(v) - HeldTail(v, tcValueEnds...)
+			return out, false
+		}
+		at += p.scan
+		end, take, decided := p.valueEnd(v, at, which, final)
+		if !decided {
+			p.scan = at
+			return out, false
+		}
+		if end < 0 { // literal text of the value
+			p.scan = at + 1
+			continue
+		}
+		out = p.param(out, v[:end])
+		p.take(take)
+		p.scan = 0
+		p.st = tcFuncBody
+		return out, true
+	}
+}
+
+// valueEnd decides whether the tag tcValueEnds[which] at v[at:] ends the
+// value: end is the value's length (-1: the tag is part of the value) and
+// take how much input the value and its tag use; decided is false when
+// more input is needed.
+func (p *tcParser) valueEnd(v string, at, which int, final bool) (end, take int, decided bool) {
+	// follows reports whether what comes after white space is one of ms,
+	// the end of the reply, or cannot be told yet.
+	follows := func(rest string, ms ...string) (yes, decided bool) {
+		r := strings.TrimLeft(rest, " \t\r\n")
+		if r == "" {
+			return final, final
+		}
+		for _, m := range ms {
+			if strings.HasPrefix(r, m) {
+				return true, true
+			}
+			if strings.HasPrefix(m, r) && !final {
+				return false, false
+			}
+		}
+		return false, true
+	}
+	switch which {
+	case 0: // </parameter>
+		yes, ok := follows(v[at+len(tcParamEnd):], tcParamOpen, tcFuncClose, tcCloseTag)
+		if !ok {
+			return 0, 0, false
+		}
+		if yes || (final && isSpace(v[at+len(tcParamEnd):])) {
+			return at, at + len(tcParamEnd), true
+		}
+	case 1: // a new line starting <parameter=
+		rest := v[at+1+len(tcParamOpen):]
+		gt := strings.IndexByte(rest, '>')
+		if gt < 0 {
+			if !final && len(rest) <= tcMaxName && validName(rest, true) {
+				return 0, 0, false
+			}
+			return -1, 0, true
+		}
+		if p.implicitEnd(rest[:gt]) {
+			return at + 1, at + 1, true
+		}
+	case 2: // </function> without </parameter>
+		ms := []string{tcCloseTag, tcOpenTag}
+		if !p.inBlock {
+			ms = append(ms, tcFuncOpen)
+		}
+		yes, ok := follows(v[at+len(tcFuncClose):], ms...)
+		if !ok {
+			return 0, 0, false
+		}
+		if yes || (final && isSpace(v[at+len(tcFuncClose):])) {
+			return at, at, true
+		}
+	case 3: // </tool_call> without </parameter> and </function>
+		if !p.inBlock {
+			break
+		}
+		yes, ok := follows(v[at+len(tcCloseTag):], tcOpenTag)
+		if !ok {
+			return 0, 0, false
+		}
+		if yes || (final && isSpace(v[at+len(tcCloseTag):])) {
+			return at, at, true
+		}
+	}
+	return -1, 0, true
+}
+
+// implicitEnd reports whether a line starting <parameter=name> ends the
+// value before it (its </parameter> was left out): the name is one not
+// given yet in this call and, when the request's schema lists the tool's
+// parameters, one of them.
+func (p *tcParser) implicitEnd(name string) bool {
+	if !validName(name, false) || name == p.pname {
+		return false
+	}
+	for _, s := range p.seen {
+		if s == name {
+			return false
+		}
+	}
+	if props := p.cfg.Schemas[p.name]; len(props) > 0 {
+		_, ok := props[name]
+		return ok
+	}
+	return true
+}
+
+// param passes on one parameter: its name and its value, typed by the
+// schema (a parameter the schema does not list stays a string).
+func (p *tcParser) param(out []Event, raw string) []Event {
+	raw = strings.TrimPrefix(raw, "\n")
+	raw = strings.TrimSuffix(raw, "\n")
+	var val string
+	if typ, ok := p.cfg.Schemas.Type(p.name, p.pname); ok {
+		val = TypedValue(raw, typ)
+	} else {
+		val = quote(raw)
+	}
+	sep := ","
+	if p.params == 0 {
+		sep = ""
+	}
+	p.params++
+	p.seen = append(p.seen, p.pname)
+	return AppendArgs(out, sep+quote(p.pname)+":"+val)
+}
