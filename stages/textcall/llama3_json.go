@@ -1,0 +1,381 @@
+package textcall
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Llama 3.x writes a call as a bare JSON object,
+//
+//	{"name": "N", "parameters": {…}}
+//
+// optionally after <|python_tag|>, several separated by ';'. Bare JSON is
+// also what a model writes when asked for JSON, so an object is taken as a
+// call only when it is the whole start of the reply (or follows
+// <|python_tag|> or a call), has no keys but name, parameters (or
+// arguments) and type, and — when the request lists its tools — names one
+// of them. Anything else is given back as the text it was. White space and
+// ';' between and after calls are layout and dropped.
+
+// Markers of llama3_json.
+const (
+	llTag = "<|python_tag|>"
+)
+
+func init() {
+	Register(Format{
+		Name:    "llama3_json",
+		Summary: `{"name": N, "parameters": {…}} at the start of the reply, optional <|python_tag|>, several separated by ';' (Llama 3.x)`,
+		New:     func(cfg Config) Parser { return &llamaParser{cfg: cfg} },
+		Starts:  []string{llTag, "{"},
+		Claim:   claimLlama,
+		Models:  []string{"llama"},
+	})
+}
+
+// claimLlama claims <|python_tag|>, and a '{' at the start of the reply
+// whose first key is one a call has.
+func claimLlama(rest string, atStart bool) Claim {
+	if strings.HasPrefix(rest, llTag) {
+		return ClaimYes
+	}
+	if !atStart {
+		return ClaimNo
+	}
+	r := strings.TrimLeft(rest[1:], " \t\r\n")
+	if r == "" {
+		return ClaimMore
+	}
+	if r[0] != '"' {
+		return ClaimNo
+	}
+	end := strings.IndexByte(r[1:], '"')
+	if end < 0 {
+		if len(r) > 16 {
+			return ClaimNo
+		}
+		return ClaimMore
+	}
+	if llamaKey(r[1 : 1+end]) {
+		return ClaimYes
+	}
+	return ClaimNo
+}
+
+// llamaKey reports whether k is a key a Llama call object has.
+func llamaKey(k string) bool {
+	return k == "name" || k == "type" || isArgsKey(k)
+}
+
+// llState is where a llamaParser is in the reply.
+type llState uint8
+
+const (
+	llStart llState = iota // only white space so far (held)
+	llProse                // text: only <|python_tag|> starts a call
+	llAfterTag             // after <|python_tag|>
+	llCall                 // in a call's JSON object
+	llSep                  // after a call: white space and ';'
+)
+
+// llamaParser parses llama3_json.
+type llamaParser struct {
+	cfg Config
+	st  llState
+	in  []byte // input not yet consumed
+	raw []byte // the object (and tag) consumed: given back if it is no call
+	gap []byte // white space and ';' before it: dropped when it is a call
+
+	viaTag bool // the object follows <|python_tag|>: surely meant as a call
+
+	w         jsWalker
+	key       string
+	keyStart  int
+	valStart  int
+	name      string
+	begun     bool
+	argsOpen  bool // the arguments object has begun (and not ended)
+	args      string
+	argsSeen  bool
+	streaming bool
+	argsFrom  int
+}
+
+// FormatName returns "llama3_json".
+func (p *llamaParser) FormatName() string { return "llama3_json" }
+
+// Quiet reports whether s is prose with nothing held and no '<'.
+func (p *llamaParser) Quiet(s string) bool {
+	return p.st == llProse && len(p.in) == 0 && strings.IndexByte(s, '<') < 0
+}
+
+// Feed consumes the next piece of the reply.
+func (p *llamaParser) Feed(out []Event, s string) []Event {
+	if p.st == llProse && len(p.in) == 0 {
+		at := strings.Index(s, llTag)
+		if at < 0 {
+			keep := HeldTail(s, llTag)
+			p.in = append(p.in, s[len(s)-keep:]...)
+			return AppendText(out, s[:len(s)-keep])
+		}
+		out = AppendText(out, s[:at])
+		s = s[at:]
+	}
+	p.in = append(p.in, s...)
+	return p.run(out, false)
+}
+
+// Close ends the reply.
+func (p *llamaParser) Close(out []Event) []Event {
+	out = p.run(out, true)
+	out = AppendText(out, string(p.in))
+	p.in, p.st = nil, llProse
+	return out
+}
+
+func (p *llamaParser) run(out []Event, final bool) []Event {
+	for {
+		var progress bool
+		out, progress = p.step(out, final)
+		if !progress {
+			break
+		}
+	}
+	if p.streaming && len(p.raw) > p.argsFrom {
+		out = AppendArgs(out, string(p.raw[p.argsFrom:]))
+		p.argsFrom = len(p.raw)
+	}
+	if len(p.in) == 0 {
+		p.in = nil
+	}
+	return out
+}
+
+// space moves leading white space (and ';' when semi) from the input to
+// the gap.
+func (p *llamaParser) space(semi bool) {
+	n := 0
+	for n < len(p.in) && (isJSONSpace(p.in[n]) || (semi && p.in[n] == ';')) {
+		n++
+	}
+	p.gap = append(p.gap, p.in[:n]...)
+	p.in = p.in[n:]
+}
+
+// startCall begins reading an object (after a tag when viaTag).
+func (p *llamaParser) startCall(viaTag bool) {
+	p.st, p.viaTag = llCall, viaTag
+	p.w = jsWalker{stack: p.w.stack[:0]}
+}
+
+func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
+	switch p.st {
+	case llStart, llSep:
+		p.space(p.st == llSep)
+		if len(p.in) == 0 {
+			if final {
+				if p.st == llStart {
+					out = AppendText(out, string(p.gap))
+				}
+				p.gap, p.st = p.gap[:0], llProse
+			}
+			return out, false
+		}
+		if p.in[0] == '{' {
+			p.raw = p.raw[:0]
+			p.startCall(false)
+			return out, true
+		}
+		yes, maybe := startsWith(p.in, llTag)
+		switch {
+		case yes:
+			p.raw = append(p.raw[:0], llTag...)
+			p.in = p.in[len(llTag):]
+			p.st = llAfterTag
+			return out, true
+		case maybe && !final:
+			return out, false
+		}
+		out = AppendText(out, string(p.gap))
+		p.gap, p.st = p.gap[:0], llProse
+		return out, true
+	case llProse:
+		v := view(p.in)
+		at := strings.Index(v, llTag)
+		if at < 0 {
+			keep := 0
+			if !final {
+				keep = HeldTail(v, llTag)
+			}
+			out = AppendText(out, v[:len(v)-keep])
+			p.in = p.in[len(v)-keep:]
+			return out, false
+		}
+		out = AppendText(out, v[:at])
+		p.raw = append(p.raw[:0], llTag...)
+		p.in = p.in[at+len(llTag):]
+		p.gap, p.st = p.gap[:0], llAfterTag
+		return out, true
+	case llAfterTag:
+		n := 0
+		for n < len(p.in) && isJSONSpace(p.in[n]) {
+			n++
+		}
+		p.raw = append(p.raw, p.in[:n]...)
+		p.in = p.in[n:]
+		if len(p.in) == 0 {
+			if final {
+				return p.notCall(out, "<|python_tag|> without a JSON call"), true
+			}
+			return out, false
+		}
+		if p.in[0] != '{' {
+			return p.notCall(out, "<|python_tag|> is not followed by a JSON call"), true
+		}
+		p.startCall(true)
+		return out, true
+	case llCall:
+		return p.stepCall(out, final)
+	}
+	return out, false
+}
+
+// notCall gives the object (and what held before it) back as text; when
+// it was surely meant as a call, or a call had begun, it is reported as
+// malformed. The reply goes on as prose.
+func (p *llamaParser) notCall(out []Event, why string) []Event {
+	if p.viaTag || p.begun {
+		out = append(out, Event{Kind: Malformed, Text: "llama3_json: " + why})
+	}
+	out = AppendText(out, string(p.gap))
+	out = AppendText(out, string(p.raw))
+	p.reset()
+	p.st = llProse
+	return out
+}
+
+func (p *llamaParser) reset() {
+	p.raw, p.gap = p.raw[:0], p.gap[:0]
+	p.viaTag, p.key, p.name, p.begun = false, "", "", false
+	p.argsOpen, p.args, p.argsSeen, p.streaming = false, "", false, false
+}
+
+// stepCall reads the object a byte at a time.
+func (p *llamaParser) stepCall(out []Event, final bool) ([]Event, bool) {
+	for i := 0; i < len(p.in); i++ {
+		c := p.in[i]
+		pos := len(p.raw)
+		p.raw = append(p.raw, c)
+		d0 := p.w.Depth()
+		f := p.w.Step(c)
+		if f&jwErr != 0 {
+			p.in = p.in[i+1:]
+			return p.notCall(out, "the call is not valid JSON"), true
+		}
+		ok := true
+		if f&jwEndBefore != 0 && d0 == 1 {
+			out, ok = p.member(out, pos)
+		}
+		switch {
+		case f&jwKeyBegin != 0 && d0 == 1:
+			p.keyStart = pos
+		case f&jwKeyEnd != 0 && d0 == 1:
+			if json.Unmarshal(p.raw[p.keyStart:pos+1], &p.key) != nil || !llamaKey(p.key) {
+				p.in = p.in[i+1:]
+				return p.notCall(out, "the object has a key a call does not have"), true
+			}
+		case f&jwBegin != 0 && d0 == 1:
+			p.valStart = pos
+			if c == '{' && isArgsKey(p.key) && !p.argsSeen {
+				p.argsOpen = true
+				out = p.begin(out)
+			}
+		case f&jwEnd != 0 && p.w.Depth() == 1:
+			out, ok = p.member(out, pos+1)
+		}
+		if !ok {
+			p.in = p.in[i+1:]
+			return out, true
+		}
+		if p.w.Done() {
+			p.in = p.in[i+1:]
+			if p.name == "" || !p.argsSeen {
+				return p.notCall(out, `the object lacks "name" or "parameters"`), true
+			}
+			out = p.begin(out)
+			out = append(out, Event{Kind: CallEnd})
+			p.reset()
+			p.st = llSep
+			return out, true
+		}
+	}
+	p.in = p.in[:0]
+	if final {
+		return p.notCall(out, "the call's JSON is not complete"), true
+	}
+	return out, false
+}
+
+// begin begins the call once its name is known and its arguments have
+// begun, passing on the arguments read so far.
+func (p *llamaParser) begin(out []Event) []Event {
+	if p.begun || p.name == "" || !(p.argsOpen || p.argsSeen) {
+		return out
+	}
+	p.begun = true
+	out = append(out, Event{Kind: CallBegin, Name: p.name})
+	if p.argsOpen {
+		p.streaming, p.argsFrom = true, p.valStart
+	} else {
+		out = AppendArgs(out, p.args)
+	}
+	return out
+}
+
+// member handles the value raw[valStart:end] of key p.key; ok is false
+// when the object turned out to be no call.
+func (p *llamaParser) member(out []Event, end int) ([]Event, bool) {
+	val := p.raw[p.valStart:end]
+	switch {
+	case p.key == "name":
+		var name string
+		if val[0] != '"' || json.Unmarshal(val, &name) != nil || strings.TrimSpace(name) == "" || p.name != "" {
+			return p.notCall(out, `"name" is not one non-empty string`), false
+		}
+		name = strings.TrimSpace(name)
+		if !p.viaTag && p.cfg.Schemas != nil && !p.cfg.Schemas.Has(name) {
+			return p.notCall(out, "the name is not one of the request's tools"), false
+		}
+		p.name = name
+		out = p.begin(out)
+	case isArgsKey(p.key):
+		if p.argsSeen {
+			return p.notCall(out, "the call has two argument objects"), false
+		}
+		p.argsSeen = true
+		switch val[0] {
+		case '{':
+			p.argsOpen = false
+			if p.streaming {
+				out = AppendArgs(out, string(p.raw[p.argsFrom:end]))
+				p.streaming = false
+				return out, true
+			}
+			p.args = string(val)
+		case 'n':
+			p.args = "{}"
+		case '"':
+			var s string
+			_ = json.Unmarshal(val, &s) // validated by the walker
+			args, ok := argsFromString(s)
+			if !ok {
+				return p.notCall(out, "the arguments string is not a JSON object"), false
+			}
+			p.args = args
+		default:
+			return p.notCall(out, "the arguments are not an object"), false
+		}
+		out = p.begin(out)
+	}
+	return out, true
+}
