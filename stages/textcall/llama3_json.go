@@ -71,11 +71,11 @@ func llamaKey(k string) bool {
 type llState uint8
 
 const (
-	llStart llState = iota // only white space so far (held)
-	llProse                // text: only <|python_tag|> starts a call
-	llAfterTag             // after <|python_tag|>
-	llCall                 // in a call's JSON object
-	llSep                  // after a call: white space and ';'
+	llStart    llState = iota // only white space so far (held)
+	llProse                   // text: only <|python_tag|> starts a call
+	llAfterTag                // after <|python_tag|>
+	llCall                    // in a call's JSON object
+	llSep                     // after a call: white space and ';'
 )
 
 // llamaParser parses llama3_json.
