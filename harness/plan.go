@@ -39,6 +39,11 @@ type Config struct {
 	// "" means local, as `shape` and `translate` use it. `serve` decides it
 	// from its listen address and client keys.
 	Workspace WorkspacePolicy
+	// ToolsInPrompt renders the request's tools into the prompt on the
+	// chat routes that send the client's function tools, in the turn's
+	// tool format (stages/toolprompt); a model-caps entry's
+	// tools_in_prompt switches it on for its models.
+	ToolsInPrompt bool
 	// Unbridged, when set, is told of every call to a harness-native tool
 	// that reaches the client without a bridge (for metrics).
 	Unbridged func(harness, tool string)
@@ -155,6 +160,9 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 	g, err := spec.Request(env)
 	if err != nil {
 		return nil, fmt.Errorf("harness %s: request graph: %w", spec.Name, err)
+	}
+	if g, err = withToolsInPrompt(cfg, env, spec, g); err != nil {
+		return nil, err
 	}
 	return &Turn{Route: route, Spec: spec, Env: env, RequestGraph: g, unbridged: cfg.Unbridged,
 		toolFormat: cfg.ToolFormat, textCalls: cfg.TextCalls}, nil
