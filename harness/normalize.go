@@ -184,6 +184,15 @@ func parseProjectDoc(text string) (ProjectDoc, bool) {
 	return ProjectDoc{Dir: dir, Text: strings.TrimSpace(t[open+len(agentsOpen) : end])}, true
 }
 
+// Source names the file the instructions came from: DIR/AGENTS.md, or
+// AGENTS.md when the client named no directory.
+func (d ProjectDoc) Source() string {
+	if d.Dir == "" {
+		return "AGENTS.md"
+	}
+	return strings.TrimSuffix(d.Dir, "/") + "/AGENTS.md"
+}
+
 // ProjectInstructions is the text of every project doc of the env, joined
 // by a blank line; "" when the client sent none.
 func (e *Env) ProjectInstructions() string {

@@ -149,7 +149,8 @@ func loadMessagesTexts(env *harness.Env) (*messagesTexts, error) {
 	}
 	t.heading, t.line, t.skillTag = marker("date_heading"), marker("date_line"), marker("skills")
 	t.agent = strings.TrimRight(render("agent", nil), "\n")
-	t.date = render("date_reminder", map[string]any{"heading": t.heading, "line": t.line, "date": env.Workspace.Date})
+	t.date = render("date_reminder", map[string]any{"heading": t.heading, "line": t.line, "date": env.Workspace.Date,
+		"memory": env.ProjectDocs})
 	t.todo = strings.TrimRight(render("todo_reminder", nil), "\n")
 	t.titleSystem = strings.TrimRight(render("title_system", nil), "\n")
 	t.results = claudestyle.Results{EmptyBash: render("empty_output", nil), NoMatches: render("no_matches", nil),

@@ -252,11 +252,7 @@ func AgentsMD(docs []harness.ProjectDoc) string {
 	remaining := AgentsMDBudget
 	kept := make([]string, len(docs))
 	for i := len(docs) - 1; i >= 0; i-- {
-		src := "AGENTS.md"
-		if docs[i].Dir != "" {
-			src = strings.TrimSuffix(docs[i].Dir, "/") + "/AGENTS.md"
-		}
-		head := "<!-- From: " + src + " -->\n"
+		head := "<!-- From: " + docs[i].Source() + " -->\n"
 		cost := len(head)
 		if i < len(docs)-1 {
 			cost += 2

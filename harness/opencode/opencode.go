@@ -291,7 +291,24 @@ func SystemPrompt(env *harness.Env, agent Agent) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimRight(prefix, " \t\r\n") + "\n\n" + strings.TrimRight(section, "\n"), nil
+	out := strings.TrimRight(prefix, " \t\r\n") + "\n\n" + strings.TrimRight(section, "\n")
+	for _, d := range env.ProjectDocs {
+		in, err := env.Prompts.Render(harness.NameOpenCode, "instructions", InstructionsData{Source: d.Source(), Text: d.Text})
+		if err != nil {
+			return "", err
+		}
+		out += "\n\n" + strings.TrimRight(in, "\n")
+	}
+	return out, nil
+}
+
+// InstructionsData is what instructions.tmpl is rendered with: one project
+// doc of the request.
+type InstructionsData struct {
+	// Source names the file (DIR/AGENTS.md).
+	Source string
+	// Text is the instructions, trimmed.
+	Text string
 }
 
 func envData(env *harness.Env, agent Agent) EnvData {

@@ -156,6 +156,30 @@ type SectionData struct {
 	Text string
 }
 
+// MemoryData is what memory.tmpl is rendered with: the project
+// instructions of the request.
+type MemoryData struct {
+	// Docs are the project docs, in the request's order.
+	Docs []MemoryDoc
+}
+
+// MemoryDoc is one project doc of the memory section.
+type MemoryDoc struct {
+	// Source names the file: DIR/AGENTS.md, or AGENTS.md when the client
+	// named no directory.
+	Source string
+	// Text is the instructions, trimmed.
+	Text string
+}
+
+func memoryDocs(env *harness.Env) []MemoryDoc {
+	docs := make([]MemoryDoc, 0, len(env.ProjectDocs))
+	for _, d := range env.ProjectDocs {
+		docs = append(docs, MemoryDoc{Source: d.Source(), Text: d.Text})
+	}
+	return docs
+}
+
 // Intro returns the three messages that start every qwen-code request: the
 // system prompt, the setup user message and the acknowledgement.
 func Intro(env *harness.Env) ([]request.Message, error) {
@@ -174,6 +198,13 @@ func Intro(env *harness.Env) ([]request.Message, error) {
 	}
 	if base := strings.TrimSpace(env.Request.Instructions); base != "" && env.Model.Variant(name) == VariantFork {
 		sec, err := env.Prompts.Render(name, "session", SectionData{Text: base})
+		if err != nil {
+			return nil, err
+		}
+		system += "\n\n" + strings.TrimRight(sec, "\n")
+	}
+	if docs := memoryDocs(env); len(docs) > 0 {
+		sec, err := env.Prompts.Render(name, "memory", MemoryData{Docs: docs})
 		if err != nil {
 			return nil, err
 		}

@@ -194,7 +194,8 @@ func loadTexts(env *harness.Env) (*texts, error) {
 	t.system[2] = strings.TrimRight(render("environment", map[string]any{
 		"cwd": cwd, "git": "unknown", "platform": env.Workspace.OS, "shell": shell, "os": env.Workspace.OS, "model": model,
 	}), "\n")
-	t.date = render("date_reminder", map[string]any{"heading": t.heading, "line": t.line, "date": env.Workspace.Date})
+	t.date = render("date_reminder", map[string]any{"heading": t.heading, "line": t.line, "date": env.Workspace.Date,
+		"memory": env.ProjectDocs})
 	t.todo = strings.TrimRight(render("todo_reminder", nil), "\n")
 	t.results = claudestyle.Results{EmptyBash: render("empty_output", nil), ErrorFalse: []string{claudestyle.ToolBash}}
 	if err != nil {
