@@ -1,0 +1,375 @@
+package textcall
+
+import "strings"
+
+// DeepSeek V3.2 writes its calls in "DSML", XML-like tags whose names start
+// with the token ｜DSML｜ (bars U+FF5C):
+//
+//	<｜DSML｜function_calls>
+//	<｜DSML｜invoke name="NAME">
+//	<｜DSML｜parameter name="P" string="true">raw text</｜DSML｜parameter>
+//	<｜DSML｜parameter name="Q" string="false">JSON</｜DSML｜parameter>
+//	</｜DSML｜invoke>
+//	</｜DSML｜function_calls>
+//
+// string="true" marks a raw string, string="false" a JSON value. The
+// request's tool schema, when it lists the parameter, types the value
+// instead (TypedValue). Also read: an invoke whose body is one JSON object
+// instead of parameters, the section named tool_calls (as DeepSeek V4
+// writes it), a missing </｜DSML｜parameter> (the next tag ends the value),
+// and missing closing tags at the end of the output.
+const (
+	v32CallsOpen    = "<｜DSML｜function_calls>"
+	v32CallsOpen1   = "<｜DSML｜tool_calls>"
+	v32CallsClose   = "</｜DSML｜function_calls>"
+	v32CallsClose1  = "</｜DSML｜tool_calls>"
+	v32InvokeOpen   = "<｜DSML｜invoke"
+	v32InvokeClose  = "</｜DSML｜invoke>"
+	v32ParamOpen    = "<｜DSML｜parameter"
+	v32ParamClose   = "</｜DSML｜parameter>"
+	v32MaxTag       = 1024 // bounds the attributes of one tag
+	v32AttrSpace    = " \t\r\n"
+	deepseekV32Name = "deepseek_v32"
+)
+
+var v32Starts = []string{v32CallsOpen, v32CallsOpen1, v32InvokeOpen}
+
+func init() {
+	Register(Format{
+		Name:    deepseekV32Name,
+		Summary: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="P" string="true|false">V</｜DSML｜parameter>…</｜DSML｜invoke></｜DSML｜function_calls> (DeepSeek V3.2)`,
+		New:     func(cfg Config) Parser { return &v32Parser{schemas: cfg.Schemas} },
+		Starts:  v32Starts,
+		Claim:   v32Claim,
+		Models:  []string{"deepseek-v3.2", "deepseek-v3p2", "deepseek_v32", "deepseek-v3-2"},
+	})
+}
+
+type v32State uint8
+
+const (
+	v32Text      v32State = iota
+	v32Section            // in a section: an invoke or the section's end comes next
+	v32Invoke             // after <｜DSML｜invoke: its attributes up to '>'
+	v32Body               // in an invoke: a parameter, a JSON object or the invoke's end
+	v32ParamTag           // after <｜DSML｜parameter: its attributes up to '>'
+	v32Value              // a parameter's value
+	v32JSON               // an invoke whose body is a JSON object
+	v32AfterJSON          // the JSON object complete: </｜DSML｜invoke> comes next
+)
+
+// v32Parser parses the deepseek_v32 format.
+type v32Parser struct {
+	markup
+	schemas  Schemas
+	st       v32State
+	calls    int    // calls recovered in the open section
+	tool     string // the open call's name
+	params   int    // parameters written for the open call
+	param    string // the open parameter's name
+	isString string // its string attribute ("" when absent)
+	value    strings.Builder
+}
+
+// FormatName returns "deepseek_v32".
+func (p *v32Parser) FormatName() string { return deepseekV32Name }
+
+// Quiet reports whether s holds no '<' while the parser is in plain text.
+func (p *v32Parser) Quiet(s string) bool {
+	return p.st == v32Text && p.buf == "" && strings.IndexByte(s, '<') < 0
+}
+
+// Feed parses the next piece of the reply.
+func (p *v32Parser) Feed(out []Event, s string) []Event {
+	p.buf += s
+	return p.run(out, false)
+}
+
+// Close ends the reply.
+func (p *v32Parser) Close(out []Event) []Event {
+	out = p.run(out, true)
+	out = AppendText(out, p.buf)
+	p.buf = ""
+	return out
+}
+
+func (p *v32Parser) failText(out []Event, why string) []Event {
+	p.st = v32Text
+	return p.fail(out, deepseekV32Name+": "+why)
+}
+
+// endCall closes the open call's arguments and ends it.
+func (p *v32Parser) endCall(out []Event) []Event {
+	if p.params == 0 {
+		out = AppendArgs(out, "{}")
+	} else {
+		out = AppendArgs(out, "}")
+	}
+	p.calls++
+	p.st = v32Section
+	return p.recovered(out)
+}
+
+func (p *v32Parser) run(out []Event, eof bool) []Event {
+	for {
+		switch p.st {
+		case v32Text:
+			at, which := IndexFirst(p.buf, v32Starts...)
+			if at < 0 {
+				keep := 0
+				if !eof {
+					keep = HeldTail(p.buf, v32Starts...)
+				}
+				out = AppendText(out, p.buf[:len(p.buf)-keep])
+				p.buf = p.buf[len(p.buf)-keep:]
+				return out
+			}
+			out = AppendText(out, p.buf[:at])
+			p.buf = p.buf[at:]
+			p.raw.Reset()
+			p.calls = 0
+			m := v32Starts[which]
+			p.take(len(m))
+			p.st = v32Section
+			if m == v32InvokeOpen {
+				p.st = v32Invoke
+			}
+
+		case v32Section:
+			rest := p.buf[spaceLen(p.buf):]
+			switch m := hasPrefixAny(rest, v32InvokeOpen, v32CallsClose, v32CallsClose1); {
+			case m == v32InvokeOpen:
+				p.take(len(p.buf) - len(rest) + len(m))
+				p.st = v32Invoke
+				continue
+			case m != "":
+				p.take(len(p.buf) - len(rest) + len(m))
+				p.raw.Reset()
+				p.st = v32Text
+				continue
+			case !eof && (rest == "" || partialOf(rest, v32InvokeOpen, v32CallsClose, v32CallsClose1)):
+				return out
+			}
+			// A section tag with no invoke after it is not markup; after
+			// calls, the section ended without its closing tag.
+			if p.calls == 0 {
+				out = p.giveBack(out)
+			}
+			p.raw.Reset()
+			p.st = v32Text
+
+		case v32Invoke:
+			attrs, n, step := v32Tag(p.buf, eof)
+			switch {
+			case step == tagMore:
+				return out
+			case step == tagCut:
+				out = p.failText(out, "unterminated invoke tag")
+				continue
+			case step == tagNot || attrs["name"] == "":
+				out = p.giveBack(out) // prose mentioning the tag
+				p.st = v32Text
+				continue
+			}
+			p.take(n)
+			p.tool, p.params = attrs["name"], 0
+			out = append(out, Event{Kind: CallBegin, Name: p.tool})
+			p.st = v32Body
+
+		case v32Body:
+			rest := p.buf[spaceLen(p.buf):]
+			switch {
+			case strings.HasPrefix(rest, v32ParamOpen):
+				p.take(len(p.buf) - len(rest) + len(v32ParamOpen))
+				p.st = v32ParamTag
+			case strings.HasPrefix(rest, v32InvokeClose):
+				p.take(len(p.buf) - len(rest) + len(v32InvokeClose))
+				out = p.endCall(out)
+			case rest != "" && rest[0] == '{' && p.params == 0:
+				p.beginArgs()
+				p.params = -1 // arguments written as they come
+				p.st = v32JSON
+			case !eof && (rest == "" || partialOf(rest, v32ParamOpen, v32InvokeClose)):
+				return out
+			case rest == "" || hasPrefixAny(rest, v32CallsClose, v32CallsClose1, v32InvokeOpen) != "":
+				// The invoke's closing tag is missing: its parameters are
+				// complete all the same.
+				p.take(len(p.buf) - len(rest))
+				out = p.endCall(out)
+			default:
+				out = p.failText(out, "unexpected text in an invoke")
+			}
+
+		case v32ParamTag:
+			attrs, n, step := v32Tag(p.buf, eof)
+			if step == tagMore {
+				return out
+			}
+			if step != tagDone || attrs["name"] == "" {
+				out = p.failText(out, "bad parameter tag")
+				continue
+			}
+			p.take(n)
+			p.param, p.isString = attrs["name"], attrs["string"]
+			p.value.Reset()
+			p.st = v32Value
+
+		case v32Value:
+			at, which := IndexFirst(p.buf, v32ParamClose, v32ParamOpen, v32InvokeClose)
+			if at < 0 {
+				if !eof {
+					keep := HeldTail(p.buf, v32ParamClose, v32ParamOpen, v32InvokeClose)
+					p.value.WriteString(p.take(len(p.buf) - keep))
+					return out
+				}
+				p.take(len(p.buf))
+				out = p.failText(out, "unterminated parameter value")
+				continue
+			}
+			p.value.WriteString(p.take(at))
+			if which == 0 {
+				p.take(len(v32ParamClose))
+			}
+			out = p.writeParam(out)
+			p.st = v32Body
+
+		case v32JSON:
+			var step argStep
+			out, step = p.streamArgs(out)
+			switch step {
+			case argMore:
+				if !eof {
+					return out
+				}
+				out = p.failText(out, "unterminated tool-call arguments")
+			case argBad:
+				out = p.failText(out, "tool-call arguments are not a JSON object")
+			case argDone:
+				p.st = v32AfterJSON
+			}
+
+		case v32AfterJSON:
+			rest := p.buf[spaceLen(p.buf):]
+			if strings.HasPrefix(rest, v32InvokeClose) {
+				p.take(len(p.buf) - len(rest) + len(v32InvokeClose))
+			} else if !eof && (rest == "" || partialOf(rest, v32InvokeClose)) {
+				return out
+			}
+			p.calls++
+			p.st = v32Section
+			out = p.recovered(out)
+			if eof && p.buf == "" {
+				return out
+			}
+		}
+	}
+}
+
+// writeParam appends the finished parameter to the open call's arguments.
+func (p *v32Parser) writeParam(out []Event) []Event {
+	raw := p.value.String()
+	var v string
+	if typ, ok := p.schemas.Type(p.tool, p.param); ok && typ != "" {
+		v = TypedValue(raw, typ)
+	} else if p.isString == "false" {
+		if js, ok := literalJSON(strings.TrimSpace(raw)); ok {
+			v = js
+		} else {
+			v = quote(raw)
+		}
+	} else {
+		v = quote(raw)
+	}
+	sep := ","
+	if p.params == 0 {
+		sep = "{"
+	}
+	p.params++
+	return AppendArgs(out, sep+quote(p.param)+":"+v)
+}
+
+// tagStep says where reading a tag's attributes stands.
+type tagStep uint8
+
+const (
+	tagMore tagStep = iota // the tag is not complete yet
+	tagDone                // read, up to and including its '>'
+	tagNot                 // not a tag's attributes: not markup
+	tagCut                 // the output ended inside the tag
+)
+
+// v32Tag reads the attributes of a tag whose name was consumed, up to and
+// including its '>' (n bytes).
+func v32Tag(s string, eof bool) (attrs map[string]string, n int, step tagStep) {
+	end := strings.IndexByte(s, '>')
+	region := s
+	if end >= 0 {
+		region = s[:end]
+	}
+	if len(region) > v32MaxTag || (region != "" && strings.IndexByte(v32AttrSpace, region[0]) < 0) {
+		return nil, 0, tagNot
+	}
+	if end < 0 {
+		if eof {
+			return nil, 0, tagCut
+		}
+		return nil, 0, tagMore
+	}
+	attrs, ok := v32Attrs(region)
+	if !ok {
+		return nil, 0, tagNot
+	}
+	return attrs, end + 1, tagDone
+}
+
+// v32Attrs parses ` name="v" string="true"` (white space first, values in
+// double or single quotes).
+func v32Attrs(s string) (map[string]string, bool) {
+	attrs := map[string]string{}
+	if s != "" && strings.IndexByte(v32AttrSpace, s[0]) < 0 {
+		return nil, false
+	}
+	for {
+		s = strings.TrimLeft(s, v32AttrSpace)
+		if s == "" {
+			return attrs, true
+		}
+		eq := strings.IndexByte(s, '=')
+		if eq <= 0 {
+			return nil, false
+		}
+		key := strings.TrimRight(s[:eq], v32AttrSpace)
+		s = strings.TrimLeft(s[eq+1:], v32AttrSpace)
+		if s == "" || (s[0] != '"' && s[0] != '\'') {
+			return nil, false
+		}
+		q := s[0]
+		end := strings.IndexByte(s[1:], q)
+		if end < 0 {
+			return nil, false
+		}
+		attrs[key] = s[1 : 1+end]
+		s = s[end+2:]
+	}
+}
+
+// v32Claim recognizes a DSML section or invoke: an invoke tag with a name.
+func v32Claim(rest string, _ bool) Claim {
+	if m := hasPrefixAny(rest, v32CallsOpen, v32CallsOpen1); m != "" {
+		rest = strings.TrimLeft(rest[len(m):], " \t\r\n")
+		if rest == "" || partialOf(rest, v32InvokeOpen) {
+			return ClaimMore
+		}
+		if !strings.HasPrefix(rest, v32InvokeOpen) {
+			return ClaimNo
+		}
+	}
+	attrs, _, step := v32Tag(rest[len(v32InvokeOpen):], false)
+	switch {
+	case step == tagMore:
+		return ClaimMore
+	case step == tagDone && attrs["name"] != "":
+		return ClaimYes
+	}
+	return ClaimNo
+}
