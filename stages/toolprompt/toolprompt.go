@@ -1,5 +1,5 @@
 // Package toolprompt puts a request's tools into the prompt, for chat
-// servers that take no tools field (docs/text-protocols.md#tools-in-the-prompt):
+// servers that take no tools field (docs/tools-in-prompt.md):
 // the tools are described in the system message in a text tool-call
 // format's own convention, earlier calls in the history become that
 // format's call text in the assistant's content, tool results become user
