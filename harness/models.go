@@ -126,6 +126,31 @@ func checkCaps(e ModelCaps) error {
 	if strings.TrimSpace(e.Match) == "" {
 		return errors.New(`empty "match"`)
 	}
+	return e.Check()
+}
+
+// NewModelTable returns a table of entries followed by the built-in ones.
+// Each entry is validated as a model-caps file's ([ModelCaps.Check]);
+// unlike a file's, an entry may have an empty Match, which matches every
+// model (the routing config gives one model's capabilities that way).
+func NewModelTable(entries ...ModelCaps) (*ModelTable, error) {
+	t := &ModelTable{entries: make([]ModelCaps, 0, len(entries)+len(builtinModels))}
+	for i, e := range entries {
+		if err := e.Check(); err != nil {
+			return nil, fmt.Errorf("harness: model caps entry %d: %w", i, err)
+		}
+		e.Match = strings.ToLower(e.Match)
+		e.Matched = false
+		t.entries = append(t.entries, e)
+	}
+	t.entries = append(t.entries, builtinModels...)
+	return t, nil
+}
+
+// Check validates the capabilities of an entry (all but Match): a known
+// reasoning form and efforts, a max_output_tokens not negative, non-empty
+// variant names and a tool_format that is a format name.
+func (e ModelCaps) Check() error {
 	if !e.Reasoning.Known() {
 		names := make([]string, 0, 8)
 		for _, c := range request.ReasoningControls() {
