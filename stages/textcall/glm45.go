@@ -16,6 +16,8 @@ import (
 // GLM-4.7 and 5 write no newlines at all (glm47). A call without arguments
 // is <tool_call>NAME</tool_call>. Values are raw text: a string as written,
 // anything else as JSON, so they are typed by the request's tool schema.
+// A value ends at an </arg_value> that what follows confirms (<arg_key>,
+// </tool_call> or the end of the reply), so code holding the tags passes.
 // Both formats share one parser that accepts either spacing; their Claims
 // differ only in the spacing they expect, so auto reports the one the
 // model wrote.
@@ -267,13 +269,18 @@ func (p *glmParser) step(out []Event) ([]Event, bool) {
 			p.eat(n)
 			return out, false
 		}
-		out = p.value(out, p.buf[:at])
-		if p.stream {
-			out = AppendArgs(out, `"`)
-		} else {
-			out = AppendArgs(out, TypedValue(p.val.String(), p.typ))
+		switch glmConfirm(p.buf[at+len(glmValClose):]) {
+		case ClaimNo: // an </arg_value> inside the value
+			out = p.value(out, p.buf[:at+len(glmValClose)])
+			p.eat(at + len(glmValClose))
+			return out, true
+		case ClaimMore:
+			n := xvSafeCut(p.buf[:at])
+			out = p.value(out, p.buf[:n])
+			p.eat(n)
+			return out, false
 		}
-		p.eat(at + len(glmValClose))
+		out = p.finish(out, at)
 		p.state = glmBetween
 	}
 	return out, true
@@ -294,6 +301,36 @@ func (p *glmParser) openTag(out []Event, tag string) []Event {
 		out = p.end(out)
 	}
 	return out
+}
+
+// finish ends the open value at the </arg_value> at offset at.
+func (p *glmParser) finish(out []Event, at int) []Event {
+	out = p.value(out, p.buf[:at])
+	if p.stream {
+		out = AppendArgs(out, `"`)
+	} else {
+		out = AppendArgs(out, TypedValue(p.val.String(), p.typ))
+	}
+	p.eat(at + len(glmValClose))
+	p.state = glmBetween
+	return out
+}
+
+// glmConfirm says whether rest, the text after an </arg_value>, confirms
+// it as the value's end: white space, then <arg_key> or </tool_call>.
+// ClaimMore: the text so far (or the end of the reply) cannot tell.
+func glmConfirm(rest string) Claim {
+	n, partial := glmSkip(rest)
+	r := rest[n:]
+	switch {
+	case n > glmMaxHeader:
+		return ClaimNo
+	case strings.HasPrefix(r, glmKeyOpen) || strings.HasPrefix(r, glmClose):
+		return ClaimYes
+	case partial || HeldTail(r, glmKeyOpen, glmClose) == len(r):
+		return ClaimMore
+	}
+	return ClaimNo
 }
 
 // value passes on a piece of the open value.
@@ -340,7 +377,18 @@ func (p *glmParser) Close(out []Event) []Event {
 	case glmHead:
 		out = append(out, Event{Kind: Malformed, Text: "unterminated GLM tool call"})
 		out = AppendText(out, p.buf)
-	case glmBetween:
+	case glmValue, glmBetween:
+		if p.state == glmValue {
+			// The reply ended after an </arg_value> that was waiting for
+			// what follows: it ends the value.
+			at := strings.Index(p.buf, glmValClose)
+			if at < 0 {
+				out = append(out, Event{Kind: Malformed, Text: "GLM tool call cut inside an argument"})
+				out = AppendText(out, p.raw.String()+p.buf)
+				break
+			}
+			out = p.finish(out, at)
+		}
 		n, _ := glmSkip(p.buf)
 		if rest := p.buf[n:]; rest == "" || strings.HasPrefix(glmClose, rest) {
 			out = p.end(out)

@@ -103,10 +103,25 @@ func glmCases() []replyCase {
 		},
 		{
 			name:  "junk between tags: malformed, the rest read on",
-			input: "<tool_call>shell<arg_key>a</arg_key><arg_value>1</arg_value>oops</tool_call> then <tool_call>shell</tool_call>",
-			want: Reply{Content: "<tool_call>shell<arg_key>a</arg_key><arg_value>1</arg_value>oops</tool_call> then ",
+			input: "<tool_call>shell<arg_key>a</arg_key>oops<arg_value>1</arg_value></tool_call> then <tool_call>shell</tool_call>",
+			want: Reply{Content: "<tool_call>shell<arg_key>a</arg_key>oops<arg_value>1</arg_value></tool_call> then ",
 				Calls:     []Call{glmCall("shell", `{}`)},
 				Malformed: []string{"unexpected text between GLM argument tags"}},
+		},
+		{
+			name:  "an </arg_value> that text follows belongs to the value",
+			input: "<tool_call>shell<arg_key>a</arg_key><arg_value>1</arg_value>x</arg_value>\n</tool_call>",
+			want:  Reply{Calls: []Call{glmCall("shell", `{"a":"1</arg_value>x"}`)}},
+		},
+		{
+			name:  "cut in the next tag at the end: malformed",
+			input: "<tool_call>shell<arg_key>a</arg_key><arg_value>1</arg_value>\n<arg_",
+			want:  Reply{Content: "<tool_call>shell<arg_key>a</arg_key><arg_value>1</arg_value>\n<arg_", Malformed: []string{"unterminated GLM tool call"}},
+		},
+		{
+			name:  "an </arg_value> at the very end ends the value",
+			input: "<tool_call>shell<arg_key>a</arg_key><arg_value>1</arg_value>",
+			want:  Reply{Calls: []Call{glmCall("shell", `{"a":"1"}`)}},
 		},
 		{
 			name:  "prose mentioning the tag is not a call",

@@ -1,0 +1,402 @@
+package textcall
+
+import "strings"
+
+// MiniMax-M2 writes one block of calls, each an invoke with parameters:
+//
+//	<minimax:tool_call>
+//	<invoke name="NAME">
+//	<parameter name="KEY">VALUE</parameter>
+//	</invoke>
+//	</minimax:tool_call>
+//
+// A block holds one or more invokes. Values are raw text (a string as
+// written, anything else as JSON), typed by the request's tool schema; one
+// leading and one trailing newline of a value are dropped (models put the
+// value on its own lines). A value ends at a </parameter> that what
+// follows confirms (the next parameter, </invoke> and the next invoke or
+// the block's end, or the end of the reply), so code that contains the
+// tags passes. The name attribute may be quoted with " or ', or not at
+// all.
+
+const (
+	mmOpen       = "<minimax:tool_call>"
+	mmClose      = "</minimax:tool_call>"
+	mmInvoke     = "<invoke name="
+	mmInvokeEnd  = "</invoke>"
+	mmParam      = "<parameter name="
+	mmParamEnd   = "</parameter>"
+	mmParamEndNL = "\n</parameter>"
+	mmMaxAttr    = 256 // bytes of a name attribute, or of white space before a tag
+)
+
+func init() {
+	Register(Format{
+		Name:    "minimax_m2",
+		Summary: `MiniMax-M2: <minimax:tool_call><invoke name="N"><parameter name="K">V</parameter></invoke></minimax:tool_call>`,
+		New:     func(cfg Config) Parser { return &mmParser{schemas: cfg.Schemas} },
+		Starts:  []string{mmOpen},
+		Claim:   func(rest string, _ bool) Claim { return mmHeader(rest) },
+		Models:  []string{"minimax-m2", "minimax_m2", "minimax-m2.1", "minimax-m2.5"},
+	})
+}
+
+// mmHeader says whether s, which starts with <minimax:tool_call>, opens a
+// block of calls: white space, then <invoke name=.
+func mmHeader(s string) Claim {
+	rest := strings.TrimLeft(s[len(mmOpen):], " \t\r\n")
+	switch {
+	case len(s)-len(rest)-len(mmOpen) > mmMaxAttr:
+		return ClaimNo
+	case strings.HasPrefix(rest, mmInvoke):
+		return ClaimYes
+	case strings.HasPrefix(mmInvoke, rest):
+		return ClaimMore
+	}
+	return ClaimNo
+}
+
+// mmAttr reads the name attribute of a tag in s, which starts with prefix:
+// the name, the length of the tag through its '>', and ClaimMore while the
+// '>' has not come (ClaimNo when it is too far or the name is empty).
+func mmAttr(s, prefix string) (name string, n int, c Claim) {
+	at := strings.IndexByte(s[len(prefix):], '>')
+	if at < 0 {
+		if len(s)-len(prefix) > mmMaxAttr {
+			return "", 0, ClaimNo
+		}
+		return "", 0, ClaimMore
+	}
+	v := strings.TrimSpace(s[len(prefix) : len(prefix)+at])
+	v = strings.TrimSuffix(v, "/")
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1]
+	}
+	v = strings.TrimSpace(v)
+	if v == "" || at > mmMaxAttr {
+		return "", 0, ClaimNo
+	}
+	return v, len(prefix) + at + 1, ClaimYes
+}
+
+type mmState uint8
+
+const (
+	mmText      mmState = iota // outside a block
+	mmAfter                    // outside, right after a block: white space held
+	mmHead                     // after <minimax:tool_call>, before <invoke
+	mmBlock                    // in a block, between invokes
+	mmInvokeTag                // inside <invoke name=...>
+	mmInCall                   // in an invoke, between parameters
+	mmParamTag                 // inside <parameter name=...>
+	mmValue                    // inside a parameter's value
+)
+
+// mmParser parses minimax_m2 replies.
+type mmParser struct {
+	schemas Schemas
+	state   mmState
+	buf     string          // input not consumed yet
+	raw     strings.Builder // markup since the block opened or the last call ended
+	tool    string          // the open call's name
+	nargs   int             // parameters begun in the open call
+	typ     string          // schema type of the open value
+	stream  bool            // the open value streams as a JSON string
+	lead    bool            // the open value's first byte has not been seen
+	val     strings.Builder // the open value, when typed
+}
+
+// FormatName returns "minimax_m2".
+func (p *mmParser) FormatName() string { return "minimax_m2" }
+
+// Quiet reports whether s passes as text: outside a block, nothing held,
+// and no '<'.
+func (p *mmParser) Quiet(s string) bool {
+	return p.state == mmText && p.buf == "" && strings.IndexByte(s, '<') < 0
+}
+
+func (p *mmParser) eat(n int) {
+	p.raw.WriteString(p.buf[:n])
+	p.buf = p.buf[n:]
+}
+
+// Feed parses the next piece of the reply.
+func (p *mmParser) Feed(out []Event, s string) []Event {
+	p.buf += s
+	for {
+		var more bool
+		out, more = p.step(out)
+		if !more {
+			return out
+		}
+	}
+}
+
+// tags returns the white space at the start of p.buf and which of tags
+// follows it (-1: none; partial: the rest could still become one).
+func (p *mmParser) tag(tags ...string) (ws, which int, partial bool) {
+	rest := strings.TrimLeft(p.buf, " \t\r\n")
+	ws = len(p.buf) - len(rest)
+	for i, t := range tags {
+		if strings.HasPrefix(rest, t) {
+			return ws, i, false
+		}
+	}
+	return ws, -1, HeldTail(rest, tags...) == len(rest) && ws <= mmMaxAttr
+}
+
+func (p *mmParser) step(out []Event) ([]Event, bool) {
+	switch p.state {
+	case mmText:
+		at := strings.Index(p.buf, mmOpen)
+		if at < 0 {
+			keep := HeldTail(p.buf, mmOpen)
+			out = AppendText(out, p.buf[:len(p.buf)-keep])
+			p.buf = p.buf[len(p.buf)-keep:]
+			return out, false
+		}
+		out = AppendText(out, p.buf[:at])
+		p.buf = p.buf[at:]
+		p.raw.Reset()
+		p.state = mmHead
+	case mmAfter:
+		ws, which, partial := p.tag(mmOpen)
+		if partial {
+			return out, false
+		}
+		if which == 0 {
+			p.buf = p.buf[ws:] // white space between blocks is markup
+		}
+		p.state = mmText
+	case mmHead:
+		switch mmHeader(p.buf) {
+		case ClaimMore:
+			return out, false
+		case ClaimNo: // not a block: the tag is text
+			out = AppendText(out, mmOpen)
+			p.buf = p.buf[len(mmOpen):]
+			p.state = mmText
+			return out, true
+		}
+		p.eat(len(mmOpen))
+		p.state = mmBlock
+	case mmBlock:
+		ws, which, partial := p.tag(mmInvoke, mmClose)
+		switch {
+		case which == 0:
+			p.eat(ws)
+			p.state = mmInvokeTag
+		case which == 1:
+			p.eat(ws + len(mmClose))
+			p.raw.Reset()
+			p.state = mmAfter
+		case partial:
+			return out, false
+		default:
+			return p.malformed(out, "unexpected text in a MiniMax tool-call block"), true
+		}
+	case mmInvokeTag, mmParamTag:
+		prefix := mmInvoke
+		if p.state == mmParamTag {
+			prefix = mmParam
+		}
+		name, n, c := mmAttr(p.buf, prefix)
+		switch c {
+		case ClaimMore:
+			return out, false
+		case ClaimNo:
+			return p.malformed(out, "bad MiniMax "+strings.Trim(prefix, "< =")+" tag"), true
+		}
+		p.eat(n)
+		if p.state == mmInvokeTag {
+			p.tool, p.nargs = name, 0
+			out = append(out, Event{Kind: CallBegin, Name: name})
+			p.state = mmInCall
+			break
+		}
+		if p.nargs == 0 {
+			out = AppendArgs(out, "{")
+		} else {
+			out = AppendArgs(out, ",")
+		}
+		p.nargs++
+		out = AppendArgs(out, quote(name)+":")
+		p.typ, _ = p.schemas.Type(p.tool, name)
+		p.stream, p.lead = xvStreams(p.typ), true
+		p.val.Reset()
+		if p.stream {
+			out = AppendArgs(out, `"`)
+		}
+		p.state = mmValue
+	case mmInCall:
+		ws, which, partial := p.tag(mmParam, mmInvokeEnd, mmClose)
+		switch {
+		case which == 0:
+			p.eat(ws)
+			p.state = mmParamTag
+		case which == 1:
+			p.eat(ws + len(mmInvokeEnd))
+			out = p.end(out, mmBlock)
+		case which == 2: // </invoke> left out
+			p.eat(ws + len(mmClose))
+			out = p.end(out, mmAfter)
+		case partial:
+			return out, false
+		default:
+			return p.malformed(out, "unexpected text in a MiniMax invoke"), true
+		}
+	case mmValue:
+		if p.lead {
+			if p.buf == "" {
+				return out, false
+			}
+			if p.buf[0] == '\n' {
+				p.eat(1)
+			}
+			p.lead = false
+		}
+		at := strings.Index(p.buf, mmParamEnd)
+		if at < 0 {
+			n := xvSafeCut(p.buf[:len(p.buf)-HeldTail(p.buf, mmParamEndNL, mmParamEnd)])
+			out = p.value(out, p.buf[:n])
+			p.eat(n)
+			return out, false
+		}
+		switch mmConfirm(p.buf[at+len(mmParamEnd):]) {
+		case ClaimNo: // a </parameter> inside the value
+			out = p.value(out, p.buf[:at+len(mmParamEnd)])
+			p.eat(at + len(mmParamEnd))
+			return out, true
+		case ClaimMore:
+			n := len(strings.TrimSuffix(p.buf[:at], "\n"))
+			n = xvSafeCut(p.buf[:n])
+			out = p.value(out, p.buf[:n])
+			p.eat(n)
+			return out, false
+		}
+		out = p.finish(out, at)
+		p.state = mmInCall
+	}
+	return out, true
+}
+
+// finish ends the open value at the </parameter> at offset at.
+func (p *mmParser) finish(out []Event, at int) []Event {
+	out = p.value(out, strings.TrimSuffix(p.buf[:at], "\n"))
+	if p.stream {
+		out = AppendArgs(out, `"`)
+	} else {
+		out = AppendArgs(out, TypedValue(p.val.String(), p.typ))
+	}
+	p.eat(at + len(mmParamEnd))
+	p.state = mmInCall
+	return out
+}
+
+// mmConfirm says whether rest, the text after a </parameter>, confirms it
+// as the value's end: white space, then the next parameter, or </invoke>
+// followed by the next invoke or the block's end, or the block's end.
+// ClaimMore: the text so far (or the end of the reply) cannot tell.
+func mmConfirm(rest string) Claim {
+	r := strings.TrimLeft(rest, " \t\r\n")
+	if len(rest)-len(r) > mmMaxAttr {
+		return ClaimNo
+	}
+	switch {
+	case strings.HasPrefix(r, mmParam) || strings.HasPrefix(r, mmClose):
+		return ClaimYes
+	case strings.HasPrefix(r, mmInvokeEnd):
+		r2 := strings.TrimLeft(r[len(mmInvokeEnd):], " \t\r\n")
+		switch {
+		case len(r)-len(r2)-len(mmInvokeEnd) > mmMaxAttr:
+			return ClaimNo
+		case strings.HasPrefix(r2, mmInvoke) || strings.HasPrefix(r2, mmClose):
+			return ClaimYes
+		case HeldTail(r2, mmInvoke, mmClose) == len(r2):
+			return ClaimMore
+		}
+		return ClaimNo
+	case HeldTail(r, mmParam, mmClose, mmInvokeEnd) == len(r):
+		return ClaimMore
+	}
+	return ClaimNo
+}
+
+// value passes on a piece of the open value.
+func (p *mmParser) value(out []Event, s string) []Event {
+	if p.stream {
+		return AppendArgs(out, xvEscape(s))
+	}
+	p.val.WriteString(s)
+	return out
+}
+
+// end closes the open call and goes to state next.
+func (p *mmParser) end(out []Event, next mmState) []Event {
+	if p.nargs == 0 {
+		out = AppendArgs(out, "{}")
+	} else {
+		out = AppendArgs(out, "}")
+	}
+	p.raw.Reset()
+	p.state = next
+	return append(out, Event{Kind: CallEnd})
+}
+
+// malformed voids the open call and gives its markup back as text; the
+// unconsumed input is read again as text.
+func (p *mmParser) malformed(out []Event, why string) []Event {
+	out = append(out, Event{Kind: Malformed, Text: why})
+	out = AppendText(out, p.raw.String())
+	p.raw.Reset()
+	p.state = mmText
+	return out
+}
+
+// Close ends the reply. Missing </invoke> and </minimax:tool_call> at the
+// end are forgiven; a call cut inside a tag or a value is given back.
+func (p *mmParser) Close(out []Event) []Event {
+	rest := strings.TrimLeft(p.buf, " \t\r\n")
+	switch p.state {
+	case mmText:
+		out = AppendText(out, p.buf)
+	case mmAfter:
+		if rest != "" {
+			out = AppendText(out, p.buf)
+		}
+	case mmHead:
+		out = append(out, Event{Kind: Malformed, Text: "unterminated MiniMax tool-call block"})
+		out = AppendText(out, p.buf)
+	case mmBlock:
+		if rest != "" && !strings.HasPrefix(mmClose, rest) {
+			out = p.malformed(out, "unterminated MiniMax tool-call block")
+			out = AppendText(out, p.buf)
+		}
+	case mmValue, mmInCall:
+		if p.state == mmValue {
+			// The reply ended after a </parameter> that was waiting for
+			// what follows: it ends the value.
+			at := strings.Index(p.buf, mmParamEnd)
+			if at < 0 {
+				out = p.malformed(out, "MiniMax tool call cut inside a tag or value")
+				out = AppendText(out, p.buf)
+				break
+			}
+			out = p.finish(out, at)
+			rest = strings.TrimLeft(p.buf, " \t\r\n")
+		}
+		if rest == "" || strings.HasPrefix(mmInvokeEnd, rest) || strings.HasPrefix(mmClose, rest) ||
+			strings.HasPrefix(rest, mmInvokeEnd) && strings.HasPrefix(mmClose, strings.TrimLeft(rest[len(mmInvokeEnd):], " \t\r\n")) {
+			out = p.end(out, mmText)
+			break
+		}
+		out = p.malformed(out, "unterminated MiniMax invoke")
+		out = AppendText(out, p.buf)
+	default:
+		out = p.malformed(out, "MiniMax tool call cut inside a tag or value")
+		out = AppendText(out, p.buf)
+	}
+	p.buf, p.state = "", mmText
+	p.raw.Reset()
+	return out
+}

@@ -1,0 +1,153 @@
+package textcall
+
+import (
+	"testing"
+)
+
+func mmCases() []replyCase {
+	return []replyCase{
+		{
+			name: "one invoke, text before",
+			input: "I'll list the files.\n<minimax:tool_call>\n<invoke name=\"shell\">\n<parameter name=\"command\">[\"ls\", \"-la\"]</parameter>\n" +
+				"<parameter name=\"workdir\">/tmp</parameter>\n</invoke>\n</minimax:tool_call>",
+			tools: glmTools,
+			want: Reply{Content: "I'll list the files.\n", Calls: []Call{
+				glmCall("shell", `{"command":["ls","-la"],"workdir":"/tmp"}`),
+			}},
+		},
+		{
+			name: "several invokes in one block, text after",
+			input: "<minimax:tool_call>\n<invoke name=\"shell\">\n<parameter name=\"command\">[\"pwd\"]</parameter>\n</invoke>\n" +
+				"<invoke name='shell'>\n<parameter name='command'>[\"ls\"]</parameter>\n<parameter name=\"timeout_ms\">3000</parameter>\n</invoke>\n</minimax:tool_call>\nBoth done.",
+			tools: glmTools,
+			want: Reply{Content: "\nBoth done.", Calls: []Call{
+				glmCall("shell", `{"command":["pwd"]}`),
+				glmCall("shell", `{"command":["ls"],"timeout_ms":3000}`),
+			}},
+		},
+		{
+			name:  "two blocks separated by white space",
+			input: "<minimax:tool_call><invoke name=\"a\"></invoke></minimax:tool_call>\n\n<minimax:tool_call><invoke name=b></invoke></minimax:tool_call>",
+			want:  Reply{Calls: []Call{glmCall("a", `{}`), glmCall("b", `{}`)}},
+		},
+		{
+			name:  "value on its own lines: exactly one newline stripped each side",
+			input: "<minimax:tool_call>\n<invoke name=\"apply_patch\">\n<parameter name=\"input\">\n\n*** Begin Patch\n+<invoke name=\"x\"></parameter\n*** End Patch\n\n</parameter>\n</invoke>\n</minimax:tool_call>",
+			tools: glmTools,
+			want: Reply{Calls: []Call{glmCall("apply_patch",
+				`{"input":"\n*** Begin Patch\n+<invoke name=\"x\"></parameter\n*** End Patch\n"}`)}},
+		},
+		{
+			name:  "a </parameter> that text follows belongs to the value",
+			input: "<minimax:tool_call><invoke name=\"a\"><parameter name=\"p\">x</parameter>y</parameter></invoke></minimax:tool_call>",
+			want:  Reply{Calls: []Call{glmCall("a", `{"p":"x</parameter>y"}`)}},
+		},
+		{
+			name:  "a </parameter></invoke> that text follows belongs to the value",
+			input: "<minimax:tool_call><invoke name=\"a\"><parameter name=\"p\">x</parameter></invoke>y</parameter></invoke></minimax:tool_call>",
+			want:  Reply{Calls: []Call{glmCall("a", `{"p":"x</parameter></invoke>y"}`)}},
+		},
+		{
+			name:  "value closed at the very end",
+			input: "<minimax:tool_call><invoke name=\"a\"><parameter name=\"p\">x\n</parameter>\n</invoke>\n",
+			want:  Reply{Calls: []Call{glmCall("a", `{"p":"x"}`)}},
+		},
+		{
+			name:  "Python literals and schema typing",
+			input: "<minimax:tool_call><invoke name=\"update_plan\"><parameter name=\"plan\">[{'step': 'a', 'status': 'pending'}]</parameter><parameter name=\"meta\">{'x': (1, 2), 'y': False}</parameter><parameter name=\"ratio\">\n1e3\n</parameter><parameter name=\"other\">[1]</parameter></invoke></minimax:tool_call>",
+			tools: glmTools,
+			want: Reply{Calls: []Call{glmCall("update_plan",
+				`{"plan":[{"step":"a","status":"pending"}],"meta":{"x":[1,2],"y":false},"ratio":1e3,"other":"[1]"}`)}},
+		},
+		{
+			name:  "missing </invoke> before the block's end",
+			input: "<minimax:tool_call><invoke name=\"shell\"><parameter name=\"command\">[\"ls\"]</parameter></minimax:tool_call>ok",
+			tools: glmTools,
+			want:  Reply{Content: "ok", Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}},
+		},
+		{
+			name:  "missing closers at the end: recovered",
+			input: "<minimax:tool_call>\n<invoke name=\"shell\">\n<parameter name=\"command\">[\"ls\"]</parameter>\n</inv",
+			tools: glmTools,
+			want:  Reply{Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}},
+		},
+		{
+			name:  "first invoke done, second cut in a value",
+			input: "<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\n<invoke name=\"b\">\n<parameter name=\"x\">unfinished",
+			want: Reply{Content: "\n<invoke name=\"b\">\n<parameter name=\"x\">unfinished", Calls: []Call{glmCall("a", `{}`)},
+				Malformed: []string{"MiniMax tool call cut inside a tag or value"}},
+		},
+		{
+			name:  "bad invoke tag: malformed, text read on",
+			input: "<minimax:tool_call><invoke name=\"\">x</invoke></minimax:tool_call>",
+			want:  Reply{Content: "<minimax:tool_call><invoke name=\"\">x</invoke></minimax:tool_call>", Malformed: []string{"bad MiniMax invoke name tag"}},
+		},
+		{
+			name:  "prose mentioning the block tag",
+			input: "MiniMax wraps calls in <minimax:tool_call> ... </minimax:tool_call>.",
+			want:  Reply{Content: "MiniMax wraps calls in <minimax:tool_call> ... </minimax:tool_call>."},
+		},
+		{
+			name:  "opener alone at the end",
+			input: "See <minimax:tool_call>\n",
+			want:  Reply{Content: "See <minimax:tool_call>\n", Malformed: []string{"unterminated MiniMax tool-call block"}},
+		},
+	}
+}
+
+func TestMiniMaxM2Replies(t *testing.T) { runReplyCases(t, "minimax_m2", mmCases()) }
+
+func TestMiniMaxM2Goldens(t *testing.T) { runGoldens(t, "minimax_m2", "minimax_m2") }
+
+func TestMiniMaxM2Auto(t *testing.T) {
+	cases := []struct {
+		name, input, format string
+		calls               int
+	}{
+		{"block", "Sure.\n<minimax:tool_call>\n<invoke name=\"shell\">\n</invoke>\n</minimax:tool_call>", "minimax_m2", 1},
+		{"prose", "The <minimax:tool_call> tag wraps invokes.", "", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, _ := NewReader(ReaderOptions{Format: Auto})
+			got, err := Collect(r.Close(r.Content(nil, c.input)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Chosen() != c.format || len(got.Calls) != c.calls {
+				t.Errorf("auto chose %q with %d calls, want %q with %d", r.Chosen(), len(got.Calls), c.format, c.calls)
+			}
+			if c.calls == 0 && got.Content != c.input {
+				t.Errorf("content %q, want the input", got.Content)
+			}
+		})
+	}
+	// Through auto the replay by bytes and chunks gives the same calls.
+	got, err := Collect(replay(t, parserFor(t, Auto, Config{}), mmCases()[1].input))
+	if err != nil || len(got.Calls) != 2 {
+		t.Fatalf("auto replay: %v %+v", err, got)
+	}
+}
+
+func TestMiniMaxM2StreamsArgs(t *testing.T) {
+	p, _ := NewParser("minimax_m2", Config{Schemas: schemasFor(t, []byte(glmTools))})
+	out := p.Feed(nil, "<minimax:tool_call>\n<invoke name=\"apply_patch\">\n<parameter name=\"input\">\n*** Begin Patch\n+line\n")
+	var args string
+	for _, e := range out {
+		if e.Kind == CallArgs {
+			args += e.Text
+		}
+	}
+	// The last newline waits: it may be the one before </parameter>.
+	if want := `{"input":"*** Begin Patch\n+line`; args != want {
+		t.Fatalf("args before the end %q, want %q", args, want)
+	}
+}
+
+func FuzzMiniMaxM2(f *testing.F) {
+	var seeds []string
+	for _, c := range mmCases() {
+		seeds = append(seeds, c.input)
+	}
+	fuzzFormat(f, "minimax_m2", true, seeds...)
+}
