@@ -10,7 +10,10 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/sinks"
+	"github.com/harnessflow/harnessflow/sources"
 	"github.com/harnessflow/harnessflow/stages/toolprompt"
 )
 
@@ -145,3 +148,83 @@ func TestToolsInPromptNotApplied(t *testing.T) {
 		t.Errorf("unsupported format: %v", err)
 	}
 }
+
+// chatTextStream is a chat stream whose answer carries content in chunks
+// and no tool_calls.
+func chatTextStream(chunks ...string) []byte {
+	var b strings.Builder
+	for i, c := range chunks {
+		delta := map[string]string{"content": c}
+		if i == 0 {
+			delta["role"] = "assistant"
+		}
+		data, _ := json.Marshal(map[string]any{"id": "c1", "object": "chat.completion.chunk", "model": "m",
+			"choices": []any{map[string]any{"index": 0, "delta": delta}}})
+		b.WriteString("data: " + string(data) + "\n\n")
+	}
+	b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n")
+	b.WriteString("data: [DONE]\n\n")
+	return []byte(b.String())
+}
+
+// TestToolsInPromptRoundTrip: a turn planned with tools in the prompt reads
+// the model's calls back from the text in the same format — a function
+// call of exec_command and the custom apply_patch call.
+func TestToolsInPromptRoundTrip(t *testing.T) {
+	const reqJSON = `{"model":"%s","stream":true,"input":"add a file","tools":[
+	 {"type":"function","name":"exec_command","parameters":{"type":"object","properties":{"cmd":{"type":"string"},"yield_time_ms":{"type":"number"}},"required":["cmd"]}},
+	 {"type":"custom","name":"apply_patch","description":"Edit files.","format":{"type":"grammar","syntax":"lark","definition":"start: /.+/"}}]}`
+	patch := "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch"
+	for _, tt := range []struct {
+		model  string
+		answer []string
+	}{
+		{"Qwen/Qwen3-Coder-30B-A3B-Instruct", []string{"I will look.\n<tool_c", "all>\n<function=exec_command>\n<parameter=cmd>\nls\n</parameter>\n<parameter=yield_time_ms>\n500\n</param",
+			"eter>\n</function>\n</tool_call>\n<tool_call>\n<function=apply_patch>\n<parameter=input>\n" + patch + "\n</parameter>\n</function>\n</tool_call>"}},
+		{"llama-3.3-70b", []string{"I will look.\n<tool_call>\n{\"name\": \"exec_command\", \"argu", "ments\": {\"cmd\": \"ls\", \"yield_time_ms\": 500}}\n</tool_call>\n<tool_call>\n{\"name\": \"apply_patch\", \"arguments\": {\"input\": " +
+			jsonString(patch) + "}}\n</tool_call>"}},
+	} {
+		req, err := protocol.DecodeRequest([]byte(strings.Replace(reqJSON, "%s", tt.model, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn, err := harness.Plan(context.Background(), harness.Config{ToolsInPrompt: true}, harness.NativeName, req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := turn.ResponseGraph(harness.ResponseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := sinks.Collect[protocol.ResponseEvent]()
+		if err := pipeline.Run(context.Background(), g, sources.Slice([][]byte{chatTextStream(tt.answer...)}), c); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, ev := range c.Items() {
+			if ev.Type != protocol.EventOutputItemDone {
+				continue
+			}
+			switch it := ev.Item.(type) {
+			case *protocol.FunctionCall:
+				var args map[string]any
+				if err := json.Unmarshal([]byte(it.Arguments), &args); err != nil {
+					t.Errorf("%s: arguments %s: %v", tt.model, it.Arguments, err)
+				}
+				got = append(got, "function "+it.Name+" "+compactJSON(args))
+			case *protocol.CustomToolCall:
+				got = append(got, "custom "+it.Name+" "+jsonString(it.Input))
+			case *protocol.Message:
+				got = append(got, "message")
+			}
+		}
+		want := []string{"message", `function exec_command {"cmd":"ls","yield_time_ms":500}`, "custom apply_patch " + jsonString(patch)}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s (%s): items\n%q\nwant\n%q", tt.model, turn.Env.Model.ToolFormat, got, want)
+		}
+	}
+}
+
+func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func compactJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
