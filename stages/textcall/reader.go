@@ -15,6 +15,7 @@ type Reader struct {
 	content   Parser
 	reasoning Parser
 	scratch   []Event
+	rscratch  []Event // the reasoning parser's events, fed apart from out
 }
 
 // ReaderOptions configure a Reader.
@@ -68,7 +69,7 @@ func (r *Reader) QuietReasoning(s string) bool {
 
 // Content appends the events of the next piece of content text.
 func (r *Reader) Content(out []Event, s string) []Event {
-	if r.think.state == splitText {
+	if r.think.state == splitText && !r.think.afterNL {
 		return r.text(out, s)
 	}
 	r.scratch = r.think.feed(r.scratch[:0], s)
@@ -94,17 +95,20 @@ func (r *Reader) Reasoning(out []Event, s string) []Event {
 	if r.reasoning == nil {
 		return appendText(out, Reasoning, s)
 	}
-	start := len(out)
-	out = r.reasoning.Feed(out, s)
-	return asReasoning(out, start)
+	r.rscratch = r.reasoning.Feed(r.rscratch[:0], s)
+	return asReasoning(out, r.rscratch)
 }
 
-// asReasoning turns the Text events of out[start:] into Reasoning.
-func asReasoning(out []Event, start int) []Event {
-	for i := start; i < len(out); i++ {
-		if out[i].Kind == Text {
-			out[i].Kind = Reasoning
+// asReasoning appends events to out, their Text as Reasoning. The events
+// are produced apart from out: a parser merges text into the last event it
+// sees, which must not be content given before.
+func asReasoning(out, events []Event) []Event {
+	for _, e := range events {
+		if e.Kind == Text {
+			out = appendText(out, Reasoning, e.Text)
+			continue
 		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -119,8 +123,8 @@ func (r *Reader) Close(out []Event) []Event {
 		}
 	}
 	if r.reasoning != nil {
-		start := len(out)
-		out = asReasoning(r.reasoning.Close(out), start)
+		r.rscratch = r.reasoning.Close(r.rscratch[:0])
+		out = asReasoning(out, r.rscratch)
 	}
 	if r.content != nil {
 		out = r.content.Close(out)
