@@ -171,12 +171,18 @@ func (p *tcParser) run(out []Event, final bool) []Event {
 			break
 		}
 	}
+	out = p.flushArgs(out)
+	if len(p.in) == 0 {
+		p.in = nil // the consumed front of the buffer is not reused
+	}
+	return out
+}
+
+// flushArgs passes on the argument bytes read and not yet passed on.
+func (p *tcParser) flushArgs(out []Event) []Event {
 	if p.streaming && len(p.raw) > p.argsFrom {
 		out = AppendArgs(out, string(p.raw[p.argsFrom:]))
 		p.argsFrom = len(p.raw)
-	}
-	if len(p.in) == 0 {
-		p.in = nil // the consumed front of the buffer is not reused
 	}
 	return out
 }
@@ -199,6 +205,7 @@ func (p *tcParser) takeSpace() {
 // fail reports the markup as malformed and gives it back as text; the
 // reply goes on as text after it.
 func (p *tcParser) fail(out []Event, why string) []Event {
+	out = p.flushArgs(out) // what was read is passed on however the input was cut
 	out = append(out, Event{Kind: Malformed, Text: p.format + ": " + why})
 	out = AppendText(out, string(p.raw))
 	p.reset()

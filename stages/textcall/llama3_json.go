@@ -141,12 +141,18 @@ func (p *llamaParser) run(out []Event, final bool) []Event {
 			break
 		}
 	}
+	out = p.flushArgs(out)
+	if len(p.in) == 0 {
+		p.in = nil
+	}
+	return out
+}
+
+// flushArgs passes on the argument bytes read and not yet passed on.
+func (p *llamaParser) flushArgs(out []Event) []Event {
 	if p.streaming && len(p.raw) > p.argsFrom {
 		out = AppendArgs(out, string(p.raw[p.argsFrom:]))
 		p.argsFrom = len(p.raw)
-	}
-	if len(p.in) == 0 {
-		p.in = nil
 	}
 	return out
 }
@@ -191,7 +197,7 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 		case yes:
 			p.raw = append(p.raw[:0], llTag...)
 			p.in = p.in[len(llTag):]
-			p.st = llAfterTag
+			p.st, p.viaTag = llAfterTag, true
 			return out, true
 		case maybe && !final:
 			return out, false
@@ -214,7 +220,7 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 		out = AppendText(out, v[:at])
 		p.raw = append(p.raw[:0], llTag...)
 		p.in = p.in[at+len(llTag):]
-		p.gap, p.st = p.gap[:0], llAfterTag
+		p.gap, p.st, p.viaTag = p.gap[:0], llAfterTag, true
 		return out, true
 	case llAfterTag:
 		n := 0
@@ -244,6 +250,7 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 // it was surely meant as a call, or a call had begun, it is reported as
 // malformed. The reply goes on as prose.
 func (p *llamaParser) notCall(out []Event, why string) []Event {
+	out = p.flushArgs(out) // what was read is passed on however the input was cut
 	if p.viaTag || p.begun {
 		out = append(out, Event{Kind: Malformed, Text: "llama3_json: " + why})
 	}

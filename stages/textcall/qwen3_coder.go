@@ -96,7 +96,9 @@ func (p *tcParser) stepFuncBody(out []Event, final bool) ([]Event, bool) {
 				p.st = tcParamName
 			case tcFuncClose:
 				out = p.closeCall(out)
-				p.closeWanted = p.inBlock
+				// A </tool_call> may follow even when the model left out
+				// the opening tag.
+				p.closeWanted = true
 			case tcCloseTag:
 				if !p.inBlock {
 					return p.fail(out, "</tool_call> closes a call it did not open"), true

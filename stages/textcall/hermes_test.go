@@ -1,0 +1,234 @@
+package textcall
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fmtCall is a recovered call for the tables of hermes, qwen3_coder and
+// llama3_json.
+func fmtCall(name, args string) Call { return Call{Name: name, Arguments: json.RawMessage(args)} }
+
+// qwenTools is the chat tools array the Qwen tables type values by.
+const qwenTools = `[
+ {"type":"function","function":{"name":"shell","parameters":{"type":"object","properties":{
+   "command":{"type":"array","items":{"type":"string"}},"workdir":{"type":"string"},
+   "timeout_ms":{"type":"integer"},"with_escalated_permissions":{"type":["boolean","null"]}}}}},
+ {"type":"function","function":{"name":"apply_patch","parameters":{"type":"object","properties":{"input":{"type":"string"}}}}},
+ {"type":"function","function":{"name":"update_plan","parameters":{"type":"object","properties":{
+   "plan":{"type":"array"},"explanation":{"type":"string"},"meta":{"type":"object"},"ratio":{"type":"number"}}}}}
+]`
+
+func TestHermesReplies(t *testing.T) {
+	runReplyCases(t, "hermes", []replyCase{
+		{
+			name:  "one call after text",
+			input: "Let me list the files.\n<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\", \"-la\"]}}\n</tool_call>",
+			want:  Reply{Content: "Let me list the files.\n", Calls: []Call{fmtCall("shell", `{"command":["ls","-la"]}`)}},
+		},
+		{
+			name: "two calls, key order varies, white space between calls is markup",
+			input: "<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"pwd\"]}}\n</tool_call>\n\n" +
+				"<tool_call>\n{\"arguments\": {\"command\": [\"ls\"], \"timeout_ms\": 5000}, \"name\": \"shell\"}\n</tool_call>\n",
+			want: Reply{Calls: []Call{
+				fmtCall("shell", `{"command":["pwd"]}`),
+				fmtCall("shell", `{"command":["ls"],"timeout_ms":5000}`),
+			}},
+		},
+		{
+			name:  "text after the call",
+			input: "<tool_call>{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\"]}}</tool_call>\nI ran ls.",
+			want:  Reply{Content: "\nI ran ls.", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
+		},
+		{
+			name:  "arguments as a JSON string",
+			input: "<tool_call>\n{\"name\": \"shell\", \"arguments\": \"{\\\"command\\\": [\\\"ls\\\"]}\"}\n</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
+		},
+		{
+			name:  "arguments as a Python dict in a string",
+			input: "<tool_call>\n{\"name\": \"update_plan\", \"arguments\": \"{'plan': [{'step': 'a', 'status': 'pending'}], 'done': False}\"}\n</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("update_plan", `{"plan":[{"step":"a","status":"pending"}],"done":false}`)}},
+		},
+		{
+			name:  "parameters instead of arguments; null and missing arguments",
+			input: "<tool_call>{\"name\": \"a\", \"parameters\": {\"x\": 1}}</tool_call><tool_call>{\"name\": \"b\", \"arguments\": null}</tool_call><tool_call>{\"name\": \"c\"}</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("a", `{"x":1}`), fmtCall("b", `{}`), fmtCall("c", `{}`)}},
+		},
+		{
+			name:  "missing </tool_call> at the end of the output",
+			input: "Checking.\n<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"git\", \"status\"]}}\n",
+			want:  Reply{Content: "Checking.\n", Calls: []Call{fmtCall("shell", `{"command":["git","status"]}`)}},
+		},
+		{
+			name:  "missing </tool_call> between calls",
+			input: "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n<tool_call>\n{\"name\": \"b\", \"arguments\": {\"k\": \"v\"}}\n</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("a", `{}`), fmtCall("b", `{"k":"v"}`)}},
+		},
+		{
+			name:  "markup inside a string value is the value",
+			input: "<tool_call>\n{\"name\": \"apply_patch\", \"arguments\": {\"input\": \"*** Begin Patch\\n+</tool_call> <tool_call> {\\\"x\\\": 1}\\n*** End Patch\"}}\n</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("apply_patch", `{"input":"*** Begin Patch\n+</tool_call> <tool_call> {\"x\": 1}\n*** End Patch"}`)}},
+		},
+		{
+			name:  "unicode, escapes and numbers",
+			input: "<tool_call>{\"name\":\"w\",\"arguments\":{\"s\":\"h\u00e9llo \\u00e9 \\\"q\\\"\",\"n\":-1.5e-3,\"z\":0,\"b\":[true,false,null]}}</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("w", `{"s":"héllo é \"q\"","n":-1.5e-3,"z":0,"b":[true,false,null]}`)}},
+		},
+		{
+			name:  "Qwen3-Coder XML read by hermes",
+			input: "<tool_call>\n<function=shell>\n<parameter=command>\n[\"ls\"]\n</parameter>\n</function>\n</tool_call>",
+			tools: qwenTools,
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
+		},
+		{
+			name:  "unterminated JSON is given back",
+			input: "Running.\n<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\"",
+			want: Reply{Content: "Running.\n<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\"",
+				Malformed: []string{"hermes: the call's JSON is not complete"}},
+		},
+		{
+			name:  "invalid JSON is given back, the next call is recovered",
+			input: "<tool_call>\n{\"name\": \"shell\", \"arguments\": {command: 1}}\n</tool_call>\n<tool_call>{\"name\": \"ok\", \"arguments\": {}}</tool_call>",
+			want: Reply{Content: "<tool_call>\n{\"name\": \"shell\", \"arguments\": {c" + "ommand: 1}}\n</tool_call>\n",
+				Calls: []Call{fmtCall("ok", `{}`)}, Malformed: []string{"hermes: the call is not valid JSON"}},
+		},
+		{
+			name:  "no name",
+			input: "<tool_call>{\"arguments\": {\"a\": 1}}</tool_call>",
+			want:  Reply{Content: "<tool_call>{\"arguments\": {\"a\": 1}}</tool_call>", Malformed: []string{`hermes: the call has no "name"`}},
+		},
+		{
+			name:  "arguments that are not an object",
+			input: "<tool_call>{\"name\": \"a\", \"arguments\": [1]}</tool_call>",
+			want:  Reply{Content: "<tool_call>{\"name\": \"a\", \"arguments\": [1]}</tool_call>", Malformed: []string{"hermes: the arguments are not an object"}},
+		},
+		{
+			name:  "a tag in prose followed by words",
+			input: "Wrap each call in a <tool_call> tag.",
+			want:  Reply{Content: "Wrap each call in a <tool_call> tag.", Malformed: []string{"hermes: <tool_call> is followed by neither a JSON object nor <function="}},
+		},
+		{
+			name:  "prose with a partial tag and braces",
+			input: "if a <tool and b {x} then <tool_cal",
+			want:  Reply{Content: "if a <tool and b {x} then <tool_cal"},
+		},
+	})
+}
+
+// TestHermesThink runs hermes through a Reader: a call after a reasoning
+// block, and a call written before </think> (inside the reasoning).
+func TestHermesThink(t *testing.T) {
+	call := "<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\"]}}\n</tool_call>"
+	for _, c := range []struct {
+		name  string
+		open  bool
+		input string
+		want  Reply
+	}{
+		{"think before the call", false, "<think>\nI should list.\n</think>\n\n" + call,
+			Reply{Reasoning: "\nI should list.\n", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}}},
+		{"call before </think>", true, "I should list.\n" + call + "\n</think>\n\nListed.",
+			Reply{Reasoning: "I should list.\n", Content: "Listed.", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, cut := range []int{0, 1, 3} {
+				r, err := NewReader(ReaderOptions{Format: "hermes", ThinkingOpen: c.open})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ev []Event
+				in := c.input
+				for cut > 0 && len(in) > cut {
+					ev = r.Content(ev, in[:cut])
+					in = in[cut:]
+				}
+				got, err := Collect(r.Close(r.Content(ev, in)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := c.want
+				if want.Calls == nil {
+					want.Calls = []Call{}
+				}
+				if d := cmpReply(t, want, got); d != "" {
+					t.Errorf("cut %d: reply (-want +got):\n%s", cut, d)
+				}
+			}
+		})
+	}
+}
+
+// TestHermesStreamsArguments shows that a call's arguments are passed on
+// as they arrive, before </tool_call> (and before the object closes).
+func TestHermesStreamsArguments(t *testing.T) {
+	for _, format := range []string{"hermes", "auto"} {
+		t.Run(format, func(t *testing.T) {
+			p := parserFor(t, format, Config{})()
+			ev := p.Feed(nil, "Sure.\n<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"l")
+			ev = p.Feed(ev, "s\", \"-la\"], \"workdir\": \"/tm")
+			if !slices.ContainsFunc(ev, func(e Event) bool { return e.Kind == CallBegin && e.Name == "shell" }) {
+				t.Fatalf("no CallBegin before the end marker: %+v", ev)
+			}
+			var args string
+			for _, e := range ev {
+				if e.Kind == CallArgs {
+					args += e.Text
+				}
+			}
+			if want := `{"command": ["ls", "-la"], "workdir": "/tm`; args != want {
+				t.Fatalf("arguments passed on so far = %q, want %q", args, want)
+			}
+			ev = p.Close(p.Feed(ev, "p\"}}\n</tool_call>"))
+			rep, err := Collect(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Calls) != 1 || string(rep.Calls[0].Arguments) != `{"command": ["ls", "-la"], "workdir": "/tmp"}` {
+				t.Fatalf("calls = %+v", rep.Calls)
+			}
+		})
+	}
+}
+
+// TestHermesQuiet checks that Quiet says yes only for text Feed would give
+// back unchanged.
+func TestHermesQuiet(t *testing.T) {
+	p := parserFor(t, "hermes", Config{})()
+	if !p.Quiet("plain text, {braces} and 1 > 0") {
+		t.Error("plain text is not quiet")
+	}
+	if p.Quiet("a <b>") {
+		t.Error("text with '<' is quiet")
+	}
+	p.Feed(nil, "x <tool_")
+	if p.Quiet("plain") {
+		t.Error("quiet while a partial tag is held")
+	}
+}
+
+func TestHermesGoldens(t *testing.T) { runGoldens(t, "hermes", "hermes") }
+
+func FuzzHermes(f *testing.F) {
+	fuzzFormat(f, "hermes", true,
+		"<tool_call>\n{\"name\": \"a\", \"arguments\": {\"x\": [1, \"y\"]}}\n</tool_call>",
+		"text <tool_call>{\"arguments\": \"{}\", \"name\": \"b\"}",
+		"<tool_call>\n<function=f>\n<parameter=p>\nv\n</parameter>\n</function>\n</tool_call>",
+		"<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": 1e5, \"y\": -0.5, \"z\": \"\\u00e9\"}} trailing",
+		"a <tool_call> b",
+	)
+}
+
+// cmpReply compares two replies with the arguments compacted.
+func cmpReply(t testing.TB, want, got Reply) string {
+	t.Helper()
+	w, g := normalize(t, want), normalize(t, got)
+	wj, _ := json.MarshalIndent(w, "", " ")
+	gj, _ := json.MarshalIndent(g, "", " ")
+	if string(wj) == string(gj) {
+		return ""
+	}
+	return "-" + strings.ReplaceAll(string(wj), "\n", "\n-") + "\n+" + strings.ReplaceAll(string(gj), "\n", "\n+")
+}

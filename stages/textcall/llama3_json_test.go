@@ -1,0 +1,174 @@
+package textcall
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestLlama3JSONReplies(t *testing.T) {
+	runReplyCases(t, "llama3_json", []replyCase{
+		{
+			name:  "one call",
+			input: `{"name": "shell", "parameters": {"command": ["ls", "-la"]}}`,
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls","-la"]}`)}},
+		},
+		{
+			name:  "<|python_tag|>, arguments instead of parameters, a type key",
+			input: "<|python_tag|>{\"type\": \"function\", \"name\": \"shell\", \"arguments\": {\"command\": [\"pwd\"]}}",
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["pwd"]}`)}},
+		},
+		{
+			name:  "several calls separated by ';' and new lines, key order varies",
+			input: "{\"name\": \"a\", \"parameters\": {\"x\": 1}}; {\"parameters\": {\"y\": [true]}, \"name\": \"b\"};\n{\"name\": \"c\", \"parameters\": {}}\n",
+			want:  Reply{Calls: []Call{fmtCall("a", `{"x":1}`), fmtCall("b", `{"y":[true]}`), fmtCall("c", `{}`)}},
+		},
+		{
+			name:  "leading white space and text after the call",
+			input: "\n {\"name\": \"shell\", \"parameters\": {\"command\": [\"ls\"]}}\nThat lists the files.",
+			want:  Reply{Content: "\nThat lists the files.", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
+		},
+		{
+			name:  "arguments as a string",
+			input: `{"name": "shell", "parameters": "{\"command\": [\"ls\"]}"}`,
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
+		},
+		{
+			name:  "a name the request's tools lack: JSON the user asked for",
+			input: `{"name": "Alice", "parameters": {"age": 30}}`,
+			tools: qwenTools,
+			want:  Reply{Content: `{"name": "Alice", "parameters": {"age": 30}}`},
+		},
+		{
+			name:  "the same with a tool the request has",
+			input: `{"name": "shell", "parameters": {"command": ["id"]}}`,
+			tools: qwenTools,
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["id"]}`)}},
+		},
+		{
+			name:  "<|python_tag|> names any tool",
+			input: `<|python_tag|>{"name": "brave_search", "parameters": {"query": "go"}}`,
+			tools: qwenTools,
+			want:  Reply{Calls: []Call{fmtCall("brave_search", `{"query":"go"}`)}},
+		},
+		{
+			name:  "JSON in prose is not a call",
+			input: "Send this: {\"name\": \"shell\", \"parameters\": {\"command\": [\"ls\"]}}",
+			want:  Reply{Content: "Send this: {\"name\": \"shell\", \"parameters\": {\"command\": [\"ls\"]}}"},
+		},
+		{
+			name:  "an object with other keys is not a call",
+			input: "{\"name\": \"Alice\", \"age\": 30}\nShe is 30.",
+			want:  Reply{Content: "{\"name\": \"Alice\", \"age\": 30}\nShe is 30."},
+		},
+		{
+			name:  "a key after the arguments makes it no call",
+			input: `{"name": "shell", "parameters": {"command": ["ls"]}, "note": "x"}`,
+			want: Reply{Content: `{"name": "shell", "parameters": {"command": ["ls"]}, "note": "x"}`,
+				Malformed: []string{"llama3_json: the object has a key a call does not have"}},
+		},
+		{
+			name:  "an object without parameters is not a call",
+			input: `{"name": "shell"}`,
+			want:  Reply{Content: `{"name": "shell"}`},
+		},
+		{
+			name:  "a JSON array is text",
+			input: `[{"name": "shell", "parameters": {}}]`,
+			want:  Reply{Content: `[{"name": "shell", "parameters": {}}]`},
+		},
+		{
+			name:  "unterminated call is given back",
+			input: "{\"name\": \"shell\", \"parameters\": {\"command\": [\"ls\"",
+			want: Reply{Content: "{\"name\": \"shell\", \"parameters\": {\"command\": [\"ls\"",
+				Malformed: []string{"llama3_json: the call's JSON is not complete"}},
+		},
+		{
+			name:  "the second call is cut: the first stands",
+			input: "{\"name\": \"a\", \"parameters\": {}}; {\"name\": \"b\", \"param",
+			want:  Reply{Content: "; {\"name\": \"b\", \"param", Calls: []Call{fmtCall("a", `{}`)}},
+		},
+		{
+			name:  "<|python_tag|> before code is given back",
+			input: "<|python_tag|>brave_search.call(query=\"go\")",
+			want: Reply{Content: "<|python_tag|>brave_search.call(query=\"go\")",
+				Malformed: []string{"llama3_json: <|python_tag|> is not followed by a JSON call"}},
+		},
+		{
+			name:  "<|python_tag|> after text",
+			input: "Searching.<|python_tag|>{\"name\": \"search\", \"parameters\": {\"q\": \"x\"}}",
+			want:  Reply{Content: "Searching.", Calls: []Call{fmtCall("search", `{"q":"x"}`)}},
+		},
+	})
+}
+
+// TestLlama3JSONStreamsArguments shows the parameters passed on before the
+// object closes.
+func TestLlama3JSONStreamsArguments(t *testing.T) {
+	p := parserFor(t, "llama3_json", Config{})()
+	ev := p.Feed(nil, `{"name": "shell", "parameters": {"command": ["git", "st`)
+	var args string
+	for _, e := range ev {
+		if e.Kind == CallArgs {
+			args += e.Text
+		}
+	}
+	if !slices.ContainsFunc(ev, func(e Event) bool { return e.Kind == CallBegin && e.Name == "shell" }) || args != `{"command": ["git", "st` {
+		t.Fatalf("before the object closes: events %+v", ev)
+	}
+	rep, err := Collect(p.Close(p.Feed(ev, `atus"]}}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Calls) != 1 || string(rep.Calls[0].Arguments) != `{"command": ["git", "status"]}` {
+		t.Fatalf("calls = %+v", rep.Calls)
+	}
+}
+
+func TestLlama3JSONGoldens(t *testing.T) { runGoldens(t, "llama3_json", "llama3_json") }
+
+func FuzzLlama3JSON(f *testing.F) {
+	fuzzFormat(f, "llama3_json", true,
+		`{"name": "a", "parameters": {"x": [1, {"y": null}]}}; {"name": "b", "parameters": {}}`,
+		`<|python_tag|>{"name": "a", "arguments": "{}"}`,
+		` {"name": "x", "age": 3} text`,
+		`text {"name": "a", "parameters": {}} <|python_`,
+	)
+}
+
+// TestAutoPicksFmtA checks that auto locks on hermes, qwen3_coder and
+// llama3_json on their markers, and not on prose that only mentions them.
+func TestAutoPicksFmtA(t *testing.T) {
+	for _, c := range []struct {
+		name, input, model, want string
+		calls                    int
+	}{
+		{"hermes", "Ok.\n<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>", "", "hermes", 1},
+		{"qwen3_coder", "<tool_call>\n<function=a>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call>", "", "qwen3_coder", 1},
+		{"qwen3_coder without <tool_call>", "Ok.\n<function=a>\n<parameter=x>\n1\n</parameter>\n</function>", "", "qwen3_coder", 1},
+		{"llama3_json", " {\"name\": \"a\", \"parameters\": {}}", "", "llama3_json", 1},
+		{"llama3_json with its tag", "<|python_tag|>{\"name\": \"a\", \"parameters\": {}}", "", "llama3_json", 1},
+		{"hermes for a Llama model", "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>", "llama-3.3-70b", "hermes", 1},
+		{"prose naming <tool_call>", "Put the JSON in a <tool_call> tag, then a <function=name> tag.", "", "", 0},
+		{"prose with JSON after text", "The call is {\"name\": \"a\", \"parameters\": {}}.", "", "", 0},
+		{"a reply that is other JSON", "{\"title\": \"x\", \"tags\": [\"a\"]}", "", "", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			newParser := parserFor(t, "auto", Config{Model: c.model})
+			rep, err := Collect(replay(t, newParser, c.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := newParser()
+			p.Close(p.Feed(nil, c.input))
+			if got := p.(*auto).Chosen(); got != c.want {
+				t.Errorf("auto chose %q, want %q", got, c.want)
+			}
+			if len(rep.Calls) != c.calls {
+				t.Errorf("%d calls, want %d: %+v", len(rep.Calls), c.calls, rep)
+			}
+			if c.calls == 0 && (rep.Content != c.input || len(rep.Malformed) > 0) {
+				t.Errorf("prose changed: %+v", rep)
+			}
+		})
+	}
+}
