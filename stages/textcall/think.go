@@ -26,6 +26,7 @@ type thinkSplitter struct {
 	state    splitState
 	held     string
 	closeTag string // the closing tag of the open block
+	afterNL  bool   // new lines right after the closing tag are still dropped
 }
 
 func newThinkSplitter(open bool) thinkSplitter {
@@ -39,7 +40,7 @@ func newThinkSplitter(open bool) thinkSplitter {
 func (t *thinkSplitter) quiet(s string) bool {
 	switch t.state {
 	case splitText:
-		return true
+		return !t.afterNL
 	case splitStart:
 		return t.held == "" && isSpace(s)
 	}
@@ -53,6 +54,12 @@ func (t *thinkSplitter) feed(out []Event, s string) []Event {
 	for buf != "" {
 		switch t.state {
 		case splitText:
+			if t.afterNL { // the new lines after </think> may come in later pieces
+				if buf = strings.TrimLeft(buf, "\r\n"); buf == "" {
+					return out
+				}
+				t.afterNL = false
+			}
 			return appendText(out, Text, buf)
 		case splitStart:
 			// White space before a block is given back as it comes (so
@@ -91,8 +98,8 @@ func (t *thinkSplitter) feed(out []Event, s string) []Event {
 				return out
 			}
 			out = appendText(out, Reasoning, buf[:at])
-			buf = strings.TrimLeft(buf[at+len(closes[which]):], "\r\n")
-			t.state = splitText
+			buf = buf[at+len(closes[which]):]
+			t.state, t.afterNL = splitText, true
 		}
 	}
 	return out
