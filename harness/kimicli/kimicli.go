@@ -7,9 +7,8 @@
 // listing of it, the AGENTS.md files that apply to it and the session's
 // skills. Then, when there is any, an "Additional Developer Instructions"
 // section follows: the guidance block (guidance.tmpl, starting with
-// <extra_instruction>; the fork prepends it to the base instructions, and
-// through this proxy Codex's base instructions arrive as its first
-// developer message, so the guidance leads this section), then the text of
+// <extra_instruction>; the fork prepends it to the base instructions,
+// which kimi-cli does not send, so the guidance leads this section), then the text of
 // every developer item that is not one of the engine's contextual
 // fragments, trimmed, joined by blank lines. An empty guidance template in
 // a --prompts overlay turns the guidance off. A request without tools whose

@@ -7,9 +7,11 @@
 //     when there is any, by an "Additional Developer Instructions" section
 //     holding all developer text of the history — no contextual filter;
 //     the texts of one message are joined by a newline, messages by a blank
-//     line, blank messages left out — and by a "Session Instructions"
-//     section holding the request's instructions, trimmed, when they are
-//     not blank;
+//     line, blank messages left out — then, in the variant "fork" only,
+//     by a "Session Instructions" section holding the request's
+//     instructions (the engine's base prompt), trimmed, when they are not
+//     blank — and by the client's AGENTS.md text (memory.tmpl), when the
+//     request carries any;
 //  2. a context-setup user message sent as one text part (setup.tmpl): the
 //     date (the client's date, else the turn's, as "Weekday, Month D,
 //     YYYY"), the OS ("linux", "darwin", …), the working directory (with
@@ -17,8 +19,9 @@
 //     structure: "CWD/" and then at most 20 entries, one per line, sorted
 //     by name with "/" after directories, dot-files hidden, "├───" before
 //     each and "└───" before the last. The directory is read from this
-//     machine's file system (the proxy usually runs beside Codex); when it
-//     cannot be read only the "CWD/" line is shown;
+//     machine's disk only under the workspace policy local
+//     (harness.Env.ReadWorkDir); otherwise, or when it cannot be read,
+//     only the "CWD/" line is shown;
 //  3. an assistant acknowledgement (ack.tmpl).
 //
 // Then the history, flattened by the kimi family's shared policy (package
