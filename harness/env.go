@@ -62,7 +62,7 @@ type Env struct {
 // RequestOptions returns the request-stage options of the env: provider
 // quirks from the base URL, the model's reasoning control and the logger.
 func (e *Env) RequestOptions() request.Options {
-	return request.Options{BaseURL: e.BaseURL, ReasoningControl: harnessReasoning(e.Model.Reasoning), Logger: e.Logger}
+	return request.Options{BaseURL: e.BaseURL, ReasoningControl: harnessReasoning(e), Logger: e.Logger}
 }
 
 // Workspace is the client's working environment.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
 )
 
@@ -99,5 +100,26 @@ func TestModelTable(t *testing.T) {
 	}
 	if _, err := LoadModelTable(filepath.Join(dir, "none.json")); err == nil {
 		t.Error("missing file: no error")
+	}
+}
+
+// TestHarnessReasoning: the harness routes see the thinking toggle for
+// the models the table toggled before it had other controls, and nothing
+// for the other forms.
+func TestHarnessReasoning(t *testing.T) {
+	for model, want := range map[string]request.ReasoningControl{
+		"glm-4.6":                     request.ReasoningThinkingToggle,
+		"zai-org/GLM-4.6":             request.ReasoningThinkingToggle,
+		"deepseek-ai/DeepSeek-V3.1":   request.ReasoningThinkingToggle,
+		"moonshotai/Kimi-K2.5":        request.ReasoningThinkingToggle,
+		"moonshotai/Kimi-K2-Instruct": request.ReasoningDefault,
+		"Qwen/Qwen3-32B":              request.ReasoningDefault,
+		"openai/gpt-oss-20b":          request.ReasoningDefault,
+		"my-model":                    request.ReasoningDefault,
+	} {
+		e := &Env{Model: BuiltinModels().Lookup(model), Request: &protocol.ResponsesRequest{Model: model}}
+		if got := e.RequestOptions().ReasoningControl; got != want {
+			t.Errorf("%s: %q, want %q", model, got, want)
+		}
 	}
 }

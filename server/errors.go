@@ -117,6 +117,7 @@ func writeErrorBody(w http.ResponseWriter, status int, typ string, code json.Raw
 	b = append(b, `,"code":`...)
 	b = append(b, compact(code)...)
 	b = append(b, "}}\n"...)
+	noteReason(w, msg)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)

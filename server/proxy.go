@@ -43,13 +43,16 @@ type exchange struct {
 	stream         *metrics.Stream       // the client's stream, once it started (for /metrics)
 	failure        *protocol.StreamError // a response.failed the server wrote outside the graph
 	conv           *conversation         // the client's request, its store scope and resolved input (store_resolve.go)
+	reason         string                // the message of an error answer (reason.go)
 }
 
 func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{start: time.Now(), harness: r.PathValue("harness")}
+	rw := &reasonWriter{ResponseWriter: w} // the reason of an error answer, for the log (reason.go)
 	defer s.logRequest(r, x)
 	defer s.endStream(x)
-	x.status, x.outcome = s.proxy(w, r, x)
+	x.status, x.outcome = s.proxy(rw, r, x)
+	x.reason = rw.reason
 }
 
 func (s *Server) logRequest(r *http.Request, x *exchange) {
@@ -73,6 +76,9 @@ func (s *Server) logRequest(r *http.Request, x *exchange) {
 	}
 	if x.errStage != "" {
 		attrs = append(attrs, slog.String("error_stage", x.errStage))
+	}
+	if reason := x.logReason(); reason != "" {
+		attrs = append(attrs, slog.String("reason", reason))
 	}
 	level := slog.LevelInfo
 	if x.status >= 500 || x.outcome == "failed" {
@@ -189,7 +195,7 @@ func (s *Server) planError(w http.ResponseWriter, r *http.Request, x *exchange, 
 	}
 	var re *harness.RouteError
 	if errors.As(err, &re) {
-		return writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route", re.Error()), "route_error"
+		return writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route", re.Error()+routeHint(s.cfg.wire(), x.harness)), "route_error"
 	}
 	if route, rerr := harness.Resolve(s.cfg.wire(), x.harness); rerr == nil {
 		x.route = route.String()
@@ -281,20 +287,7 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, shaped re
 		up.Header.Set("Accept", "application/json")
 	}
 	up.Header.Set("User-Agent", "harnessflow")
-	auth, clientKey := s.clientCredentials(r)
-	if s.cfg.APIKey != "" {
-		auth = "Bearer " + s.cfg.APIKey
-	}
-	if s.cfg.wire() == harness.WireMessages {
-		if key, ok := strings.CutPrefix(auth, "Bearer "); ok {
-			up.Header.Set("x-api-key", key)
-		} else if clientKey != "" && s.cfg.APIKey == "" {
-			up.Header.Set("x-api-key", clientKey)
-		}
-		up.Header.Set("anthropic-version", "2023-06-01")
-	} else if auth != "" {
-		up.Header.Set("Authorization", auth)
-	}
+	s.setCredentials(up.Header, r)
 	// The harness's headers (beta flags, versions, its user agent) come
 	// last; the credentials are the proxy's to set.
 	for k, v := range shaped.Headers {
@@ -305,6 +298,27 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, shaped re
 		up.Header.Set(k, v)
 	}
 	return up, nil
+}
+
+// setCredentials sets the upstream credentials of a request for the
+// client request r: the proxy's API key, or the client's (not with client
+// keys), as Authorization or, on the messages wire, x-api-key with
+// anthropic-version.
+func (s *Server) setCredentials(h http.Header, r *http.Request) {
+	auth, clientKey := s.clientCredentials(r)
+	if s.cfg.APIKey != "" {
+		auth = "Bearer " + s.cfg.APIKey
+	}
+	if s.cfg.wire() == harness.WireMessages {
+		if key, ok := strings.CutPrefix(auth, "Bearer "); ok {
+			h.Set("x-api-key", key)
+		} else if clientKey != "" && s.cfg.APIKey == "" {
+			h.Set("x-api-key", clientKey)
+		}
+		h.Set("anthropic-version", "2023-06-01")
+	} else if auth != "" {
+		h.Set("Authorization", auth)
+	}
 }
 
 // bodyStreams reports whether a JSON request body has "stream": true (as

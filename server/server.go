@@ -363,14 +363,21 @@ func New(cfg Config) *Server {
 	mux.HandleFunc("POST /h/{harness}/v1/responses", responses)
 	mux.HandleFunc("POST /h/{harness}/responses", responses)
 	s.store = s.cfg.storeConfig()
-	mux.HandleFunc("GET /metrics", s.serveMetrics)
+	models := s.authenticate(s.handleModels) // models.go
+	mux.HandleFunc("GET /v1/models", models)
+	mux.HandleFunc("GET /models", models)
+	mux.HandleFunc("GET /h/{harness}/v1/models", models)
+	mux.HandleFunc("GET /h/{harness}/models", models)
+	mux.HandleFunc("GET /metrics", s.authenticate(s.serveMetrics)) // behind the client keys when there are any
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok\n") // a failed write means the client went away
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "invalid_request_error", "not_found",
-			"no route for "+r.Method+" "+r.URL.Path+" (the proxy serves POST /v1/responses and POST /h/{harness}/v1/responses)")
+		msg := "no route for " + r.Method + " " + r.URL.Path + " (the proxy serves POST /v1/responses, POST /h/{harness}/v1/responses, GET /v1/models, GET /healthz and GET /metrics)"
+		writeError(w, http.StatusNotFound, "invalid_request_error", "not_found", msg)
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "harnessflow request", slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Int("status", http.StatusNotFound), slog.String("outcome", "not_found"), slog.String("reason", cutReason(msg)))
 	})
 	s.mux = mux
 	return s

@@ -424,8 +424,9 @@ func TestUnaryChatUpstream(t *testing.T) {
 	}
 }
 
-// Routing errors are HTTP 400 with the routing error's exact text; the
-// upstream is never called.
+// Routing errors are HTTP 400 with the routing error's exact text, then
+// harnessflow's fix (routehint_test.go checks it); the upstream is never
+// called.
 func TestRoutingErrors(t *testing.T) {
 	rec := &recorder{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) })}
 	up := newUpstream(t, rec)
@@ -441,7 +442,7 @@ func TestRoutingErrors(t *testing.T) {
 		p := newProxy(t, up, server.Config{Wire: c.wire})
 		resp := p.post(t, c.path, codexRequest(userMsg, true), nil)
 		msg, typ := errorBody(t, resp)
-		if resp.StatusCode != 400 || msg != c.want || typ != "invalid_request_error" {
+		if resp.StatusCode != 400 || !strings.HasPrefix(msg, c.want+" — harnessflow: ") || typ != "invalid_request_error" {
 			t.Errorf("%s %s: %d %q %q", c.wire, c.path, resp.StatusCode, typ, msg)
 		}
 	}

@@ -226,8 +226,20 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "harnessflow serve: listening on %s, upstream %s, clients: %s\n", base, upstreamDesc, clients)
-	fmt.Fprintf(stdout, "Point Codex at it: [model_providers.harnessflow] base_url = %q, wire_api = \"responses\" "+
-		"(harness routes: %s/h/NAME/v1)\n", base+"/v1", base)
+	// The native route has no Messages translation: on that wire the start
+	// line points at a harness route that serves it.
+	codexBase, routes := base+"/v1", "harness routes: "+base+"/h/NAME/v1"
+	if wire == harness.WireMessages {
+		codexBase = base + "/h/" + harness.NameClaudeCode + "/v1"
+		var onWire []string
+		for _, h := range harness.All() {
+			if h.Supports(wire) {
+				onWire = append(onWire, "/h/"+h.Name+"/v1")
+			}
+		}
+		routes = "messages routes: " + strings.Join(onWire, ", ") + "; /v1 has no native Messages translation"
+	}
+	fmt.Fprintf(stdout, "Point Codex at it: [model_providers.harnessflow] base_url = %q, wire_api = \"responses\" (%s)\n", codexBase, routes)
 	fmt.Fprintf(errOut, "harnessflow serve: response store: %s\n", store.desc)
 	checkStore(ctx, store, errOut)
 

@@ -82,6 +82,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if model == "" {
 			model = DefaultModel
 		}
+		if r.Header.Get("anthropic-version") != "" { // an Anthropic client: its list's shape
+			fmt.Fprintf(w, `{"data":[{"type":"model","id":%s,"display_name":%[1]s,"created_at":%s}],"has_more":false,"first_id":%[1]s,"last_id":%[1]s}`+"\n",
+				marshal(model), marshal(time.Unix(Created, 0).UTC().Format(time.RFC3339)))
+			return
+		}
 		fmt.Fprintf(w, `{"object":"list","data":[{"id":%s,"object":"model","created":%d,"owned_by":"harnessflow"}]}`+"\n", marshal(model), Created)
 	default:
 		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path+" (the scripted model serves POST /v1/chat/completions and /v1/messages)")

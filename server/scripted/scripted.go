@@ -8,7 +8,8 @@
 // "stream" is false. Text, reasoning and tool-call arguments are cut into
 // small fragments so that every answer exercises a real stream parser.
 // POST /v1/messages (and /messages) answers the same script as an Anthropic
-// Messages server (see messages.go). GET /v1/models lists the one model.
+// Messages server (see messages.go). GET /v1/models lists the one model (in
+// Anthropic's shape when the request has an anthropic-version header).
 //
 // # Scripts
 //
@@ -18,6 +19,7 @@
 //	  "model": "scripted",          // model name in answers ("" → the request's)
 //	  "chunk_size": 8,              // bytes per streamed fragment (default 8)
 //	  "delay_ms": 0,                // pause between chunks
+//	  "protocols": false,           // answer text-protocol harnesses in their formats
 //	  "turns": [
 //	    {"when": {"tools": true, "tool_result": false},
 //	     "reasoning": "optional reasoning text",
@@ -38,7 +40,10 @@
 //     none does (false);
 //   - "user_contains": the last user message contains the string;
 //   - "assistant_turns": exactly this many assistant messages follow the
-//     last user message (use it to script a fixed sequence of calls).
+//     last user message (use it to script a fixed sequence of calls);
+//   - "has_tool": the request offers a tool of this name;
+//   - "user_matches": the last user message matches this regular
+//     expression.
 //
 // A turn answers with reasoning and/or text and/or tool calls (finish
 // reason "tool_calls" when it has calls, else "stop", or its own
@@ -59,10 +64,18 @@
 // group, trimmed — for harnesses that send tool output back as text).
 // A request no turn answers gets a fixed apology text.
 //
-// [Default] is the built-in script: with tools and no tool result yet, a
-// short reasoning, a sentence and a call of the first shell-like tool
-// running `echo hello from harnessflow`; once a tool result is present, a
-// final text quoting it; without tools, a fixed greeting.
+// With "protocols" the model recognises the requests of the harnesses that
+// read commands out of the reply text (swe-agent, mini-swe-agent,
+// terminus-2) and answers them in their formats (see protocols.go).
+//
+// [Default] is the built-in script, with "protocols": with tools and no
+// tool result yet, a short reasoning, a sentence and a call of the first
+// shell-like tool running `echo hello from harnessflow` (on a text
+// protocol, that command in the protocol's reply) — or, when the user asks
+// to apply a patch and the request has an apply_patch tool, a call of it
+// adding the file the message names ("file NAME", else hello.txt); once a
+// tool result is present, a final text quoting it (on a text protocol, its
+// final reply); without tools, a fixed greeting.
 //
 // Answers are deterministic: ids are derived from a hash of the request,
 // "created" is fixed, and usage counts are computed from the sizes of the

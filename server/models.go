@@ -1,0 +1,183 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/harnessflow/harnessflow/harness"
+)
+
+// GET /v1/models (and /models, /h/{harness}/v1/models, /h/{harness}/models):
+// the model list clients and UIs probe. It is the upstream's own list,
+// fetched with the client's credentials (or Config.APIKey) as a turn's
+// request would be: passed on as it is from a chat or responses upstream
+// ({"object":"list","data":[…]}), translated from Anthropic's shape
+// ({"data":[{"type":"model","id","created_at",…}],"has_more",…}) on the
+// messages wire. An upstream without a list (any non-2xx answer) gives the
+// configured models instead (Config.Model, Config.DefaultModel) when there
+// are any, else its status with an error body saying so; an unreachable
+// upstream is HTTP 502. The embedded scripted model lists its own name.
+
+// modelsTimeout bounds the upstream's model list request.
+const modelsTimeout = 30 * time.Second
+
+// maxModelsBody caps the upstream's model list.
+const maxModelsBody = 8 << 20
+
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	start, rw := time.Now(), &reasonWriter{ResponseWriter: w}
+	status, outcome := s.models(rw, r)
+	attrs := []slog.Attr{
+		slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.String("wire", string(s.cfg.wire())), slog.Int("status", status),
+		slog.Duration("duration", time.Since(start)), slog.String("outcome", outcome),
+	}
+	if status >= 400 && rw.reason != "" {
+		attrs = append(attrs, slog.String("reason", rw.reason))
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelWarn
+	}
+	s.log.LogAttrs(r.Context(), level, "harnessflow request", attrs...)
+}
+
+// models answers a model list request; it returns the status and outcome.
+func (s *Server) models(w http.ResponseWriter, r *http.Request) (int, string) {
+	if err := s.checked.err; err != nil {
+		return writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
+	}
+	if name := r.PathValue("harness"); name != "" {
+		if err := harness.CheckName(name); err != nil {
+			return writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_harness", err.Error()), "route_error"
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), modelsTimeout)
+	defer cancel()
+	up, err := http.NewRequestWithContext(ctx, http.MethodGet, s.checked.base+"/models", nil)
+	if err != nil {
+		return writeError(w, http.StatusInternalServerError, "server_error", "", "server: model list request: "+err.Error()), "config_error"
+	}
+	up.Header.Set("Accept", "application/json")
+	up.Header.Set("User-Agent", "harnessflow")
+	s.setCredentials(up.Header, r)
+	resp, err := s.client.Do(up)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return cancelled(w), "client_closed"
+		}
+		return writeError(w, http.StatusBadGateway, "server_error", "upstream_unreachable",
+			"harnessflow: the upstream's model list is unreachable: "+redactURLError(err)), "upstream_unreachable"
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxModelsBody))
+	if err != nil {
+		return writeError(w, http.StatusBadGateway, "server_error", "upstream_error",
+			"harnessflow: reading the upstream's model list: "+redactURLError(err)), "upstream_error"
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if list := s.configuredModels(); list != nil {
+			return writeModels(w, list), "configured"
+		}
+		msg, _, _, _ := parseUpstreamError(data)
+		if msg == "" {
+			msg = http.StatusText(resp.StatusCode)
+		}
+		status := resp.StatusCode
+		if status < 400 {
+			status = http.StatusBadGateway
+		}
+		return writeError(w, status, errorType(status), "no_model_list", s.redactKey(
+			"harnessflow: the upstream has no model list (GET "+RedactURL(s.checked.base)+"/models answered HTTP "+
+				strconv.Itoa(resp.StatusCode)+": "+msg+"); set --model or --default-model to have one listed")), "upstream_error"
+	}
+	list, err := modelList(data, s.cfg.wire())
+	if err != nil {
+		return writeError(w, http.StatusBadGateway, "server_error", "upstream_error", "harnessflow: the upstream's model list: "+err.Error()), "upstream_error"
+	}
+	return writeModels(w, list), "completed"
+}
+
+// modelEntry is one model of an OpenAI model list.
+type modelEntry struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+// configuredModels lists Config.Model and Config.DefaultModel; nil when
+// neither is set.
+func (s *Server) configuredModels() []json.RawMessage {
+	var out []json.RawMessage
+	seen := map[string]bool{}
+	for _, m := range []string{s.cfg.Model, s.cfg.DefaultModel} {
+		if m != "" && !seen[m] {
+			seen[m] = true
+			out = append(out, json.RawMessage(marshalModel(m)))
+		}
+	}
+	return out
+}
+
+func marshalModel(id string) string {
+	b, _ := json.Marshal(modelEntry{ID: id, Object: "model", OwnedBy: "harnessflow"}) // strings and numbers always encode
+	return string(b)
+}
+
+// modelList reads an upstream's model list: its data entries, as they are
+// (chat, responses), or translated from Anthropic's (messages).
+func modelList(data []byte, wire harness.Wire) ([]json.RawMessage, error) {
+	var body struct {
+		Data *[]json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil || body.Data == nil {
+		return nil, errors.New(`not a JSON object with a "data" array`)
+	}
+	if wire != harness.WireMessages {
+		return *body.Data, nil
+	}
+	out := make([]json.RawMessage, 0, len(*body.Data))
+	for i, raw := range *body.Data {
+		var m struct {
+			ID        string `json:"id"`
+			Object    string `json:"object"`
+			CreatedAt string `json:"created_at"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil || m.ID == "" {
+			return nil, errors.New("data[" + strconv.Itoa(i) + "]: want an object with an id")
+		}
+		if m.Object == "model" { // already in OpenAI's shape
+			out = append(out, raw)
+			continue
+		}
+		e := modelEntry{ID: m.ID, Object: "model", OwnedBy: "anthropic"}
+		if t, err := time.Parse(time.RFC3339, m.CreatedAt); err == nil {
+			e.Created = t.Unix()
+		}
+		b, _ := json.Marshal(e) // strings and numbers always encode
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// writeModels writes an OpenAI model list and returns 200.
+func writeModels(w http.ResponseWriter, data []json.RawMessage) int {
+	if data == nil {
+		data = []json.RawMessage{}
+	}
+	b, _ := json.Marshal(struct {
+		Object string            `json:"object"`
+		Data   []json.RawMessage `json:"data"`
+	}{"list", data}) // raw entries from a parsed array always encode
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(b, '\n')) // a failed write means the client went away
+	return http.StatusOK
+}
