@@ -18,6 +18,7 @@ type auto struct {
 	seen    bool // non-space text was given back
 	locked  Parser
 	name    string
+	hinted  []*Format // formats whose ModelStarts the model name turns on
 }
 
 // autoIndex is what auto needs of the registry: the formats by name, every
@@ -73,6 +74,23 @@ func newAuto(cfg Config) *auto {
 			return 0
 		})
 	}
+	for _, f := range ix.fs {
+		if len(f.ModelStarts) == 0 || !prefers(f) {
+			continue
+		}
+		if a.hinted == nil {
+			a.starts = slices.Clone(a.starts)
+		}
+		a.hinted = append(a.hinted, f)
+		for _, s := range f.ModelStarts {
+			if !slices.Contains(a.starts, s) {
+				a.starts = append(a.starts, s)
+				if !strings.Contains(a.trigger, s[:1]) {
+					a.trigger += s[:1]
+				}
+			}
+		}
+	}
 	return a
 }
 
@@ -113,7 +131,7 @@ func (a *auto) Feed(out []Event, s string) []Event {
 		atStart := !a.seen && isSpace(buf[:at])
 		more := false
 		for _, f := range a.fs {
-			if !slices.Contains(f.Starts, start) {
+			if !slices.Contains(f.Starts, start) && !(slices.Contains(a.hinted, f) && slices.Contains(f.ModelStarts, start)) {
 				continue
 			}
 			c := ClaimYes

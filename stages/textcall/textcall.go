@@ -104,6 +104,10 @@ type Format struct {
 	// Models are lowercase substrings of model names that prefer this
 	// format when two formats share a start.
 	Models []string
+	// ModelStarts are starts auto looks for only when the model name
+	// matches Models: markup too close to prose to look for in every
+	// reply (gpt-oss harmony with its special tokens stripped).
+	ModelStarts []string
 }
 
 // Claim is a format's answer to "is this my markup?".
