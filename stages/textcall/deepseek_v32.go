@@ -144,6 +144,9 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 				continue
 			case m != "":
 				p.take(len(p.buf) - len(rest) + len(m))
+				if p.calls == 0 { // an empty section is no markup
+					out = p.giveBack(out)
+				}
 				p.raw.Reset()
 				p.st = v32Text
 				continue
@@ -189,7 +192,7 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 				p.beginArgs()
 				p.params = -1 // arguments written as they come
 				p.st = v32JSON
-			case !eof && (rest == "" || partialOf(rest, v32ParamOpen, v32InvokeClose)):
+			case !eof && (rest == "" || partialOf(rest, v32ParamOpen, v32InvokeClose, v32CallsClose, v32CallsClose1, v32InvokeOpen)):
 				return out
 			case rest == "" || hasPrefixAny(rest, v32CallsClose, v32CallsClose1, v32InvokeOpen) != "":
 				// The invoke's closing tag is missing: its parameters are

@@ -112,6 +112,9 @@ func (p *kimiParser) run(out []Event, eof bool) []Event {
 				continue
 			case m != "":
 				p.take(len(p.buf) - len(rest) + len(m))
+				if p.calls == 0 { // an empty section is no markup
+					out = p.giveBack(out)
+				}
 				p.raw.Reset()
 				p.st = kimiText
 				continue
