@@ -27,6 +27,9 @@ func benchSubcommands() map[string]func(ctx context.Context, args []string, stdi
 	}
 }
 
+// benchSynopsis is the short usage of bench.
+const benchSynopsis = "Usage: harnessflow bench [--harness NAME] [--wire chat|messages|responses] [--direction response|request]"
+
 // runBench implements `harnessflow bench`: the graph a harness runs for a
 // route (the one serve runs, from harness.Prepare/Plan), measured over a
 // corpus per stage and end to end, fused and async, next to the official
@@ -43,7 +46,7 @@ func runBench(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	wireName := fs.String("wire", "chat", "upstream wire: chat, messages or responses")
 	direction := fs.String("direction", "response", "which graph: response (upstream stream → engine events) or request (client request → upstream request)")
 	corpusArg := fs.String("corpus", "generated", "`FILE|DIR|generated`: a recorded SSE body (request direction: a Responses request), a directory of them (*.sse; *.json), or a generated corpus")
-	chunks := fs.Int("chunks", benchmark.DefaultChunks, "chunks of a generated stream (the default is the corpus of `go test ./bench`)")
+	chunks := fs.Int("chunks", benchmark.DefaultChunks, fmt.Sprintf("`N` chunks of a generated stream, at least %d (the default is the corpus of the go test benchmarks in ./bench)", benchmark.MinChunks))
 	requests := fs.Int("requests", benchmark.DefaultRequests, "requests of a generated request corpus")
 	modeName := fs.String("mode", "both", "execution modes: fused, async or both")
 	vs := fs.String("vs", "", "peer measured on the same bytes: openai-go, anthropic-sdk-go or none (default: the wire's official SDK)")
@@ -51,32 +54,43 @@ func runBench(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	svgFile := fs.String("svg", "", "also write the chart to `FILE` (SVG)")
 	chartCPU := fs.Bool("chart-cpu", false, "chart CPU ns per event instead of wall-clock ns (steadier on a loaded machine)")
 	duration := fs.Duration("duration", 0, fmt.Sprintf("time budget of the measurements (default %v; a slow peer adds to it)", benchmark.DefaultDuration))
-	iterations := fs.Int("iterations", 0, "run every variant exactly `N` times over the corpus instead of for a duration")
+	iterations := fs.Int("iterations", 0, "run every variant exactly `N` times (at least 1) over the corpus instead of for a duration")
+	wide := fs.Bool("wide", false, "print every column (the spread of the samples, events/s, MB/s, CPU and allocations of every mode); the default table is narrow")
 	requestFile := fs.String("request", "", "response direction: the engine request (Responses JSON) the stream answers, planned as serve would (tool kinds)")
 	upstream := fs.String("upstream", "", "the upstream's base `URL`, as given to serve (chooses the provider quirks)")
 	var layer layerFlags
 	layer.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: harnessflow bench [--harness NAME] [--wire chat|messages|responses] [--direction response|request]")
-		fmt.Fprintln(stderr, "       [--corpus FILE|DIR|generated] [--mode fused|async|both] [--vs openai-go|anthropic-sdk-go|none]")
-		fmt.Fprintln(stderr, "       [--json] [--svg FILE [--chart-cpu]] [--duration D | --iterations N]")
-		fmt.Fprintln(stderr, "Measures the graph serve runs for a harness and wire over a corpus: per stage and end to end,")
-		fmt.Fprintln(stderr, "events/s, MB/s, ns/event and allocations/event, fused and async side by side, and the official")
-		fmt.Fprintln(stderr, "SDK's accumulator on the same bytes in the same run. Prints a Markdown table (or JSON).")
-		fmt.Fprintln(stderr, "harnessflow bench proxy measures serve under load instead (see harnessflow bench proxy --help).")
+		w := fs.Output()
+		fmt.Fprintln(w, benchSynopsis)
+		fmt.Fprintln(w, "       [--corpus FILE|DIR|generated [--chunks N]] [--mode fused|async|both] [--vs openai-go|anthropic-sdk-go|none]")
+		fmt.Fprintln(w, "       [--json] [--wide] [--svg FILE [--chart-cpu]] [--duration D | --iterations N]")
+		fmt.Fprintln(w, "Measures the graph serve runs for a harness and wire over a corpus: per stage and end to end,")
+		fmt.Fprintln(w, "events/s, MB/s, ns/event and allocations/event, fused and async side by side, and the official")
+		fmt.Fprintln(w, "SDK's accumulator on the same bytes in the same run. Prints a Markdown table (or JSON). A corpus")
+		fmt.Fprintln(w, "directory contributes its .sse files of --wire; files of another wire are skipped and named.")
+		fmt.Fprintln(w, "harnessflow bench proxy measures serve under load instead (see harnessflow bench proxy --help).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(fs, args)); err != nil {
-		return flagStatus(err)
+	if code, ok := parseFlags(fs, benchSynopsis, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
-		return fail(stderr, "bench", exitUsage, "unexpected argument %q (see harnessflow bench --help)", fs.Arg(0))
+		return usageError(stderr, "bench", benchSynopsis, "unexpected argument %q (bench takes flags only; bench proxy is the only subcommand)", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["iterations"] && *iterations < 1 {
+		return fail(stderr, "bench", exitUsage, "--iterations %d: want at least 1 (leave it out to measure for --duration)", *iterations)
+	}
+	if set["duration"] && *duration <= 0 {
+		return fail(stderr, "bench", exitUsage, "--duration %v: want a positive duration (leave it out for the default %v)", *duration, benchmark.DefaultDuration)
+	}
+	if set["chunks"] && *chunks < benchmark.MinChunks {
+		return fail(stderr, "bench", exitUsage, "--chunks %d: want at least %d", *chunks, benchmark.MinChunks)
 	}
 	if *duration != 0 && *iterations != 0 {
 		return fail(stderr, "bench", exitUsage, "--duration and --iterations exclude each other")
-	}
-	if *duration < 0 || *iterations < 0 {
-		return fail(stderr, "bench", exitUsage, "--duration and --iterations must be positive")
 	}
 	wire, err := harness.ParseWire(*wireName)
 	if err != nil {
@@ -88,6 +102,9 @@ func runBench(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if *direction != "response" && *direction != "request" {
 		return fail(stderr, "bench", exitUsage, "--direction: %q: want response or request", *direction)
+	}
+	if err := checkHarness(wire, *harnessName); err != nil {
+		return fail(stderr, "bench", exitUsage, "%v", err)
 	}
 	cfg, err := layer.config(wire, *upstream)
 	if err != nil {
@@ -130,7 +147,7 @@ func runBench(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if g, route, layerAlone, err = responseGraph(ctx, cfg, *harnessName, *requestFile); err != nil {
 			return fail(stderr, "bench", exitUsage, "%v", err)
 		}
-		if corpus, err = streamCorpus(*corpusArg, string(wire), *chunks); err != nil {
+		if corpus, err = streamCorpus(*corpusArg, wire, *chunks, stderr); err != nil {
 			return fail(stderr, "bench", exitUsage, "--corpus: %v", err)
 		}
 		if !layerAlone {
@@ -167,6 +184,7 @@ func runBench(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Machine:  machine,
 		Results:  []*benchmark.Result{res},
 		ChartCPU: *chartCPU,
+		Wide:     *wide,
 	}
 	if *svgFile != "" {
 		svg, err := report.SVG()
@@ -236,12 +254,62 @@ func responseGraph(ctx context.Context, cfg harness.Config, name, requestFile st
 	return g, turn.Route.String(), turn.Spec.Post == nil && turn.Spec.Bridge == nil, nil
 }
 
-// streamCorpus loads or generates the corpus of a response graph.
-func streamCorpus(arg, wire string, chunks int) (benchmark.Corpus, error) {
+// streamCorpus loads or generates the corpus of a response graph. A
+// recorded stream of another wire is refused: a file alone with an error, a
+// directory's by leaving it out (named on stderr), an error when none is
+// left.
+func streamCorpus(arg string, wire harness.Wire, chunks int, stderr io.Writer) (benchmark.Corpus, error) {
 	if arg == "generated" {
-		return benchmark.Generate(wire, chunks)
+		return benchmark.Generate(string(wire), chunks)
 	}
-	return benchmark.LoadCorpus(arg, ".sse")
+	c, err := benchmark.LoadCorpus(arg, ".sse")
+	if err != nil {
+		return c, err
+	}
+	names := corpusNames(arg, ".sse", len(c.Inputs))
+	var kept [][]byte
+	var skipped []string
+	for i, in := range c.Inputs {
+		w, why := bodyWire(in)
+		if w == "" || w == wire {
+			kept = append(kept, in)
+			continue
+		}
+		if len(c.Inputs) == 1 {
+			return c, fmt.Errorf("%s is a %s stream (%s), not %s: use --wire %s", arg, w, why, wire, w)
+		}
+		skipped = append(skipped, fmt.Sprintf("%s (%s)", names[i], w))
+	}
+	if len(kept) == 0 {
+		return c, fmt.Errorf("%s has no %s streams (%s): use --wire with their wire", arg, wire, strings.Join(skipped, ", "))
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(stderr, "harnessflow bench: --corpus %s: skipping the streams of other wires than %s: %s\n", arg, wire, strings.Join(skipped, ", "))
+		c.Inputs = kept
+		c.Name = fmt.Sprintf("%s (%d %s stream(s))", arg, len(kept), wire)
+	}
+	return c, nil
+}
+
+// corpusNames lists the files benchmark.LoadCorpus reads from a directory
+// (regular, not hidden, with the extension, sorted), to name them; n
+// placeholders when the listing does not match the n inputs read.
+func corpusNames(dir, ext string, n int) []string {
+	var names []string
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if name := e.Name(); e.Type().IsRegular() && !strings.HasPrefix(name, ".") && strings.HasSuffix(name, ext) {
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) != n {
+		names = names[:0]
+		for i := range n {
+			names = append(names, fmt.Sprintf("input %d", i+1))
+		}
+	}
+	return names
 }
 
 // requestCorpus loads or generates the corpus of a request graph.

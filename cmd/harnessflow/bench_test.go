@@ -32,7 +32,7 @@ func TestBenchMarkdownAndSVG(t *testing.T) {
 	for _, want := range []string{
 		"### native · chat · response direction (ChatCompletionsCompat)",
 		"Graph `response.native.chat` ([]byte → protocol.ResponseEvent): sse.decode → chat.decode → chat.accumulate → chat.finalize.",
-		"| stage | method | fused ns/event | fused CPU ns/event | fused allocs/event | fused events/s | fused MB/s | async ns/event |",
+		"| stage | method | fused ns/event | fused CPU ns/event | fused allocs/event | async ns/event |",
 		"| sse.decode | replay |", "| chat.finalize | replay |", "| **end to end** |",
 		"openai-go (ssestream + ChatCompletionAccumulator)", "Sum of the rows / end to end: fused",
 		"load average", "Command: `harnessflow bench --chunks 400",

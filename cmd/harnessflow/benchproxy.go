@@ -45,6 +45,46 @@ var (
 	debugRE     = regexp.MustCompile(`debug endpoints on (http://127\.0\.0\.1:\d+)`)
 )
 
+// benchProxySynopsis is the short usage of bench proxy.
+const benchProxySynopsis = "Usage: harnessflow bench proxy [--streams 100,1000,2000] [--events K] [--interval D] [--rounds R] [--ramp D]"
+
+// optionalDuration is a duration flag that knows whether it was given
+// (its help shows no default).
+type optionalDuration struct {
+	d   time.Duration
+	set bool
+}
+
+func (o *optionalDuration) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return o.d.String()
+}
+
+func (o *optionalDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("want a duration such as 3s or 500ms")
+	}
+	if d < 0 {
+		return errors.New("want a duration of 0 or more")
+	}
+	o.d, o.set = d, true
+	return nil
+}
+
+// chatHarnesses lists the harnesses that shape chat requests.
+func chatHarnesses() []string {
+	var names []string
+	for _, s := range harness.All() {
+		if s.Supports(harness.WireChat) {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
 // runBenchProxy implements `harnessflow bench proxy`: a scripted upstream
 // whose deltas carry their send time, and N concurrent streaming clients
 // reaching it directly, through a plain reverse proxy, and through serve
@@ -57,7 +97,9 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	events := fs.Int("events", 60, "text deltas per stream (`K`)")
 	interval := fs.Duration("interval", 50*time.Millisecond, "time `D` between two deltas of a stream")
 	rounds := fs.Int("rounds", 2, "streams each client runs one after another (on its connection)")
-	ramp := fs.Duration("ramp", -1, "the clients start evenly over `D` (default: one stream's duration, K × interval)")
+	var rampFlag optionalDuration
+	fs.Var(&rampFlag, "ramp", "the clients start evenly over `D` (default: one stream's duration, K × interval)")
+	ramp := &rampFlag.d
 	harnessName := fs.String("harness", harness.NameMinimal, "the harness of the serve-with-a-harness target (/h/NAME/v1/responses)")
 	targetsArg := fs.String("targets", "direct,pass-through,native,harness", "which targets run, comma separated")
 	requestFile := fs.String("request", "", "a Responses request `FILE` the serve targets send (default: a one-line user message; stream is forced on)")
@@ -70,20 +112,21 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	var serveFlags stringList
 	fs.Var(&serveFlags, "serve-flag", "an extra flag for serve, e.g. --serve-flag=--mode=async (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: harnessflow bench proxy [--streams 100,1000,2000] [--events K] [--interval D] [--rounds R]")
-		fmt.Fprintln(stderr, "       [--targets direct,pass-through,native,harness] [--harness NAME] [--request FILE]")
-		fmt.Fprintln(stderr, "       [--json] [--svg FILE] [--profile DIR] [--max-duration D] [--serve-flag FLAG]...")
-		fmt.Fprintln(stderr, "Starts a scripted chat upstream whose deltas carry their send time, a plain reverse proxy and serve,")
-		fmt.Fprintln(stderr, "each a process on a loopback port, and N concurrent streaming clients through each: per-event")
-		fmt.Fprintln(stderr, "latency p50/p99/max, added latency vs direct and vs the pass-through, errors, the proxy's CPU per")
-		fmt.Fprintln(stderr, "delta, memory per concurrent stream and goroutines. Prints a Markdown table (or JSON).")
+		w := fs.Output()
+		fmt.Fprintln(w, benchProxySynopsis)
+		fmt.Fprintln(w, "       [--targets direct,pass-through,native,harness] [--harness NAME] [--request FILE]")
+		fmt.Fprintln(w, "       [--json] [--svg FILE] [--profile DIR] [--max-duration D] [--serve-flag FLAG]...")
+		fmt.Fprintln(w, "Starts a scripted chat upstream whose deltas carry their send time, a plain reverse proxy and serve,")
+		fmt.Fprintln(w, "each a process on a loopback port, and N concurrent streaming clients through each: per-event")
+		fmt.Fprintln(w, "latency p50/p99/max, added latency vs direct and vs the pass-through, errors, the proxy's CPU per")
+		fmt.Fprintln(w, "delta, memory per concurrent stream and goroutines. Prints a Markdown table (or JSON).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(fs, args)); err != nil {
-		return flagStatus(err)
+	if code, ok := parseFlags(fs, benchProxySynopsis, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
-		return fail(stderr, "bench proxy", exitUsage, "unexpected argument %q (see harnessflow bench proxy --help)", fs.Arg(0))
+		return usageError(stderr, "bench proxy", benchProxySynopsis, "%s", extraArgs(fs, 0))
 	}
 	ns, err := parseStreams(*streamsArg)
 	if err != nil {
@@ -103,11 +146,16 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	if err != nil {
 		return fail(stderr, "bench proxy", exitUsage, "--targets: %v", err)
 	}
-	if _, ok := harness.Lookup(*harnessName); !ok && slices.Contains(targets, "harness") {
-		return fail(stderr, "bench proxy", exitUsage, "--harness: no harness %q in this build (see harnessflow harnesses)", *harnessName)
+	if slices.Contains(targets, "harness") {
+		if err := harness.CheckName(*harnessName); err != nil {
+			return fail(stderr, "bench proxy", exitUsage, "--harness: %v", err)
+		}
+		if s, _ := harness.Lookup(*harnessName); !s.Supports(harness.WireChat) {
+			return fail(stderr, "bench proxy", exitUsage, "--harness: %s does not shape chat requests, the wire of bench proxy's upstream (pick one of: %s)", *harnessName, strings.Join(chatHarnesses(), ", "))
+		}
 	}
 	streamDur := time.Duration(*events) * *interval
-	if *ramp < 0 {
+	if !rampFlag.set {
 		*ramp = streamDur
 	}
 	body, warm, err := proxyRequest(*requestFile)

@@ -12,34 +12,51 @@ import (
 	"github.com/harnessflow/harnessflow/protocol"
 )
 
+// graphSynopsis is the short usage of graph.
+const graphSynopsis = "Usage: harnessflow graph NAME [--direction request|response] [--wire chat|messages|responses] [--format text|mermaid|dot]"
+
+// runGraph implements `harnessflow graph NAME`: the stage graph of a route.
 func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("graph", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	direction := fs.String("direction", "response", "request or response")
-	wireName := fs.String("wire", "chat", "upstream wire: chat, messages or responses")
+	wireName := fs.String("wire", "", "upstream wire: chat, messages or responses (default: chat, or the first wire the harness shapes)")
 	format := fs.String("format", "text", "text, mermaid or dot")
 	var layer layerFlags
 	layer.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: harnessflow graph NAME [--direction request|response] [--wire chat|messages|responses] [--format text|mermaid|dot]")
-		fmt.Fprintln(stderr, "NAME is a harness name (see 'harnessflow harnesses'); \"native\" is the no-harness translation.")
-		fmt.Fprintln(stderr, "The graph is the one the proxy runs for NAME on that wire (the route may be served by native).")
+		w := fs.Output()
+		fmt.Fprintln(w, graphSynopsis)
+		fmt.Fprintln(w, "NAME is a harness name (see 'harnessflow harnesses'); \"native\" is the no-harness translation.")
+		fmt.Fprintln(w, "The graph is the one the proxy runs for NAME on that wire; without --wire, chat or the first wire")
+		fmt.Fprintln(w, "the harness shapes.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(fs, args)); err != nil {
-		return flagStatus(err)
+	if code, ok := parseFlags(fs, graphSynopsis, args); !ok {
+		return code
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitUsage
+	switch {
+	case fs.NArg() == 0:
+		return usageError(stderr, "graph", graphSynopsis, "missing NAME (a harness: %s)", strings.Join(harnessNames(), ", "))
+	case fs.NArg() > 1:
+		return usageError(stderr, "graph", graphSynopsis, "unexpected argument %q (one harness name)", fs.Arg(1))
 	}
 	name := fs.Arg(0)
-	if _, ok := harness.Lookup(name); !ok {
-		return fail(stderr, "graph", exitUsage, "unknown harness %q (known: %s)", name, strings.Join(harnessNames(), ", "))
+	if err := harness.CheckName(name); err != nil {
+		return fail(stderr, "graph", exitUsage, "%v", err)
+	}
+	if *wireName == "" {
+		*wireName = string(harness.WireChat)
+		if s, _ := harness.Lookup(name); len(s.Wires) > 0 && !s.Supports(harness.WireChat) {
+			*wireName = string(s.Wires[0])
+		}
 	}
 	wire, err := harness.ParseWire(*wireName)
 	if err != nil {
-		return fail(stderr, "graph", exitUsage, "%v", err)
+		return fail(stderr, "graph", exitUsage, "--wire: %v", err)
+	}
+	if err := checkHarness(wire, name); err != nil {
+		return fail(stderr, "graph", exitUsage, "%v", strings.TrimPrefix(err.Error(), "--harness: "))
 	}
 	cfg, err := layer.config(wire, "")
 	if err != nil {
@@ -84,11 +101,24 @@ func formatGraph(g *pipeline.Graph, format string) (string, error) {
 	return "", fmt.Errorf("unknown graph format %q (want text, mermaid or dot)", format)
 }
 
+// runHarnesses implements `harnessflow harnesses`: the registered harnesses,
+// the wires each shapes and a one-line description.
 func runHarnesses(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("harnesses", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return flagStatus(err)
+	const synopsis = "Usage: harnessflow harnesses"
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintln(w, synopsis)
+		fmt.Fprintln(w, "Lists the harnesses of this build, one per line: the name (the NAME of the proxy's")
+		fmt.Fprintln(w, "/h/NAME/v1/responses route and of --harness), the upstream wires whose requests it shapes")
+		fmt.Fprintln(w, "(serve --upstream-wire), and what the model sees. It takes no flags or arguments.")
+	}
+	if code, ok := parseFlags(fs, synopsis, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, "harnesses", synopsis, "%s", extraArgs(fs, 0))
 	}
 	for _, h := range harness.All() {
 		wires := make([]string, len(h.Wires))

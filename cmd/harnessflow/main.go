@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"serve":         {"run the proxy: Responses API for clients such as Codex CLI, any upstream wire", runServe},
 		"mock-upstream": {"serve the embedded scripted model (Chat Completions) alone", runMockUpstream},
 		"bench":         {"measure a harness's graph per stage and end to end, fused, async and vs the official SDK", runBench},
+		"version":       {"print the module version and VCS revision of this binary", runVersion},
 	}
 }
 
@@ -100,6 +101,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, args[1:], stdin, stdout, stderr)
+	}
 	cmd, ok := commands()[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "harnessflow: unknown command %q (see harnessflow --help)\n", args[0])
@@ -121,10 +125,10 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-13s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'harnessflow COMMAND --help' for a command's flags.")
+	fmt.Fprintln(w, "Run 'harnessflow COMMAND --help' for a command's flags; 'harnessflow --version' for the version.")
 }
 
 // fail prints one error line for the command and returns the status.
@@ -133,4 +137,13 @@ func fail(stderr io.Writer, cmd string, status int, format string, args ...any) 
 	msg = strings.ReplaceAll(msg, "\n", " ")
 	fmt.Fprintf(stderr, "harnessflow %s: %s\n", cmd, msg)
 	return status
+}
+
+// runVersion implements `harnessflow version` and `harnessflow --version`.
+func runVersion(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		return usageError(stderr, "version", "Usage: harnessflow version", "unexpected argument %q (this command takes none)", args[0])
+	}
+	fmt.Fprintln(stdout, versionString())
+	return exitOK
 }

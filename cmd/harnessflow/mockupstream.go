@@ -26,18 +26,20 @@ func runMockUpstream(ctx context.Context, args []string, _ io.Reader, stdout, st
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", defaultMockAddr, "address to listen on (port 0 picks a free port; the address is printed)")
 	scriptFile := fs.String("script", "", "a script `FILE` (JSON; see package server/scripted) instead of the built-in script")
+	const synopsis = "Usage: harnessflow mock-upstream [--listen 127.0.0.1:8788] [--script FILE]"
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: harnessflow mock-upstream [--listen 127.0.0.1:8788] [--script FILE]")
-		fmt.Fprintln(stderr, "Serves a deterministic scripted model as an OpenAI Chat Completions endpoint")
-		fmt.Fprintln(stderr, "(POST /v1/chat/completions, streamed or not) until interrupted.")
+		w := fs.Output()
+		fmt.Fprintln(w, synopsis)
+		fmt.Fprintln(w, "Serves a deterministic scripted model as an OpenAI Chat Completions endpoint")
+		fmt.Fprintln(w, "(POST /v1/chat/completions) and an Anthropic Messages endpoint (POST /v1/messages), streamed or")
+		fmt.Fprintln(w, "not, until interrupted (Ctrl-C).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(fs, args)); err != nil {
-		return flagStatus(err)
+	if code, ok := parseFlags(fs, synopsis, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return exitUsage
+		return usageError(stderr, "mock-upstream", synopsis, "%s", extraArgs(fs, 0))
 	}
 	script, err := loadScript(*scriptFile)
 	if err != nil {
@@ -46,9 +48,9 @@ func runMockUpstream(ctx context.Context, args []string, _ io.Reader, stdout, st
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", *listen)
 	if err != nil {
-		return fail(stderr, "mock-upstream", exitError, "%v", err)
+		return fail(stderr, "mock-upstream", exitError, "%v", listenError(err, *listen))
 	}
-	fmt.Fprintf(stdout, "harnessflow mock-upstream: serving the scripted model at http://%s/v1 (POST /v1/chat/completions)\n", ln.Addr())
+	fmt.Fprintf(stdout, "harnessflow mock-upstream: serving the scripted model at http://%s/v1 (POST /v1/chat/completions, POST /v1/messages)\n", ln.Addr())
 	if err := serveHTTP(ctx, ln, scripted.New(script), stderr); err != nil {
 		return fail(stderr, "mock-upstream", exitError, "%v", err)
 	}

@@ -23,6 +23,9 @@ import (
 // and the second signal (stopNow(ctx)) ends them at once. Without
 // --upstream it runs the scripted model in-process on a loopback port, so
 // it works offline; that model outlives the shutdown.
+// serveSynopsis is the short usage of serve.
+const serveSynopsis = "Usage: harnessflow serve [--listen 127.0.0.1:8787] [--upstream URL --upstream-wire chat|messages|responses] [flags]"
+
 func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -50,29 +53,30 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	defaultModel := fs.String("default-model", "", "the model of a request that names none (without it such a request gets HTTP 400)")
 	storeFlag := fs.String("store", "memory", storeFlagHelp)
 	debugAddr := fs.String("debug-addr", "", "also serve pprof profiles and runtime statistics at http://`ADDR`/debug/ (a loopback address; off by default)")
+	workspaceFlag := fs.String("workspace", "", "whether harnesses read the client's working directory from this machine: local or none (default: local on a loopback --listen without client keys, else none)")
 	var ext extensionFlags
 	ext.register(fs)
 	var layer layerFlags
 	layer.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: harnessflow serve [--listen 127.0.0.1:8787] [--upstream URL --upstream-wire chat|messages|responses]")
-		fmt.Fprintln(stderr, "       [--api-key-env NAME] [--model NAME] [--mode fused|async] [--stage-timing] [--script FILE]")
-		fmt.Fprintln(stderr, "       [--redact] [--redact-pattern RE]... [--log-events] [--record DIR]")
-		fmt.Fprintln(stderr, "       [--followups client|proxy] [--max-followup-rounds N] [--prompts DIR] [--model-caps FILE]")
-		fmt.Fprintln(stderr, "       [--upstream-header-timeout 2m] [--upstream-idle-timeout 5m] [--shutdown-grace 30s]")
-		fmt.Fprintln(stderr, "       [--client-keys-env NAME | --client-keys-file FILE] [--insecure-open-relay] [--default-model NAME]")
-		fmt.Fprintln(stderr, "       [--debug-addr 127.0.0.1:PORT]")
-		fmt.Fprintln(stderr, "       [--store memory|none|redis://HOST:PORT/DB]")
-		fmt.Fprintln(stderr, "Serves the OpenAI Responses API (POST /v1/responses; POST /h/HARNESS/v1/responses to emulate a")
-		fmt.Fprintln(stderr, "harness; GET /metrics; GET /healthz) in front of a chat, messages or responses model server.")
+		w := fs.Output()
+		fmt.Fprintln(w, "Usage: harnessflow serve [--listen 127.0.0.1:8787] [--upstream URL --upstream-wire chat|messages|responses]")
+		fmt.Fprintln(w, "       [--api-key-env NAME] [--model NAME] [--mode fused|async] [--stage-timing] [--script FILE]")
+		fmt.Fprintln(w, "       [--redact] [--redact-pattern RE]... [--log-events] [--record DIR]")
+		fmt.Fprintln(w, "       [--followups client|proxy] [--max-followup-rounds N] [--prompts DIR] [--model-caps FILE]")
+		fmt.Fprintln(w, "       [--upstream-header-timeout 2m] [--upstream-idle-timeout 5m] [--shutdown-grace 30s]")
+		fmt.Fprintln(w, "       [--client-keys-env NAME | --client-keys-file FILE] [--insecure-open-relay] [--default-model NAME]")
+		fmt.Fprintln(w, "       [--debug-addr 127.0.0.1:PORT]")
+		fmt.Fprintln(w, "       [--store memory|none|redis://HOST:PORT/DB]")
+		fmt.Fprintln(w, "Serves the OpenAI Responses API (POST /v1/responses; POST /h/HARNESS/v1/responses to emulate a")
+		fmt.Fprintln(w, "harness; GET /metrics; GET /healthz) in front of a chat, messages or responses model server.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(fs, args)); err != nil {
-		return flagStatus(err)
+	if code, ok := parseFlags(fs, serveSynopsis, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return exitUsage
+		return usageError(stderr, "serve", serveSynopsis, "%s", extraArgs(fs, 0))
 	}
 	wire, err := harness.ParseWire(*wireName)
 	if err != nil {
@@ -116,6 +120,12 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	clientKeys, err := loadClientKeys(*clientKeysEnv, *clientKeysFile)
 	if err != nil {
 		return fail(stderr, "serve", exitUsage, "%v", err)
+	}
+	workspace := harness.DefaultWorkspacePolicy(*listen, len(clientKeys) > 0)
+	if *workspaceFlag != "" {
+		if workspace, err = harness.ParseWorkspacePolicy(*workspaceFlag); err != nil {
+			return fail(stderr, "serve", exitUsage, "--workspace: %v", err)
+		}
 	}
 	planCfg, err := layer.config(wire, *upstream)
 	if err != nil {
@@ -170,6 +180,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		Models:            planCfg.Models,
 		Prompts:           planCfg.Prompts,
 		Variants:          planCfg.Variants,
+		Workspace:         workspace,
 		Followups:         *followups,
 		MaxFollowupRounds: *maxRounds,
 		MaxEventBytes:     *maxEvent,
@@ -198,7 +209,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		upCancel()
 		<-scriptedDone
-		return fail(stderr, "serve", exitError, "%v", err)
+		return fail(stderr, "serve", exitError, "%v", listenError(err, *listen))
 	}
 	if err := cfg.CheckAddr(ln.Addr()); err != nil {
 		ln.Close()

@@ -171,7 +171,7 @@ func TestServeUpstreamKeyRecord(t *testing.T) {
 	base := r.address(t)
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
-	body := postSSE(t, client, base+"/h/some-agent/v1/responses", "Bearer sk-client")
+	body := postSSE(t, client, base+"/h/minimal/v1/responses", "Bearer sk-client")
 	if !strings.Contains(body, "event: response.completed") {
 		t.Errorf("stream:\n%s", body)
 	}

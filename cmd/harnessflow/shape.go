@@ -14,6 +14,9 @@ import (
 	"github.com/harnessflow/harnessflow/protocol"
 )
 
+// shapeSynopsis is the short usage of shape.
+const shapeSynopsis = "Usage: harnessflow shape [--harness NAME] --wire chat|messages|responses [--upstream URL] [--prompts DIR] [--model-caps FILE] [FILE|-]"
+
 // runShape implements `harnessflow shape [--harness NAME] --wire
 // chat|messages|responses [FILE|-]`: one engine Responses request in, one
 // JSON object out (docs/architecture.md#harnessflow-shape):
@@ -31,21 +34,27 @@ func runShape(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var layer layerFlags
 	layer.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: harnessflow shape [--harness NAME] --wire chat|messages|responses [--upstream URL] [--prompts DIR] [--model-caps FILE] [FILE|-]")
-		fmt.Fprintln(stderr, "Reads an engine request (Responses JSON, what Codex sends) and prints the upstream request the")
-		fmt.Fprintln(stderr, `harness sends: {"path","body","title_request","tool_kinds"}. Bad input: one error line, exit status 2.`)
+		w := fs.Output()
+		fmt.Fprintln(w, shapeSynopsis)
+		fmt.Fprintln(w, "Reads an engine request (Responses JSON, what Codex sends) and prints the upstream request the")
+		fmt.Fprintln(w, `harness sends: {"path","body","title_request","tool_kinds"}. Bad input: one error line, exit status 2.`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(fs, args)); err != nil {
-		return flagStatus(err)
+	if code, ok := parseFlags(fs, shapeSynopsis, args); !ok {
+		return code
 	}
-	if *wireName == "" || fs.NArg() > 1 {
-		fs.Usage()
-		return exitUsage
+	switch {
+	case *wireName == "":
+		return usageError(stderr, "shape", shapeSynopsis, "missing --wire (the upstream's wire: chat, messages or responses)")
+	case fs.NArg() > 1:
+		return usageError(stderr, "shape", shapeSynopsis, "%s", extraArgs(fs, 1))
 	}
 	wire, err := harness.ParseWire(*wireName)
 	if err != nil {
 		return fail(stderr, "shape", exitUsage, "--wire: %v", err)
+	}
+	if err := checkHarness(wire, *harnessName); err != nil {
+		return fail(stderr, "shape", exitUsage, "%v", err)
 	}
 	name, data, err := readRequestInput(fs.Arg(0), stdin)
 	if err != nil {

@@ -45,11 +45,10 @@ func TestShapeGood(t *testing.T) {
 		path  string
 		kinds string
 	}{
-		"native chat file":      {[]string{"--wire", "chat", good}, "", "/chat/completions", `{"mcp_demo_lookup":{"kind":"namespaced_function","name":"lookup","namespace":"mcp.demo"}}`},
-		"flags after the file":  {[]string{good, "--wire", "chat", "--harness", "native"}, "", "/chat/completions", `{"mcp_demo_lookup":{"kind":"namespaced_function","name":"lookup","namespace":"mcp.demo"}}`},
-		"stdin":                 {[]string{"--wire=chat", "-"}, shapeRequestJSON, "/chat/completions", `{"mcp_demo_lookup":{"kind":"namespaced_function","name":"lookup","namespace":"mcp.demo"}}`},
-		"other harness on chat": {[]string{"--wire", "chat", "--harness", "some-agent", good}, "", "/chat/completions", `{"mcp_demo_lookup":{"kind":"namespaced_function","name":"lookup","namespace":"mcp.demo"}}`},
-		"responses":             {[]string{"--wire", "responses", good}, "", "/responses", `{}`},
+		"native chat file":     {[]string{"--wire", "chat", good}, "", "/chat/completions", `{"mcp_demo_lookup":{"kind":"namespaced_function","name":"lookup","namespace":"mcp.demo"}}`},
+		"flags after the file": {[]string{good, "--wire", "chat", "--harness", "native"}, "", "/chat/completions", `{"mcp_demo_lookup":{"kind":"namespaced_function","name":"lookup","namespace":"mcp.demo"}}`},
+		"stdin":                {[]string{"--wire=chat", "-"}, shapeRequestJSON, "/chat/completions", `{"mcp_demo_lookup":{"kind":"namespaced_function","name":"lookup","namespace":"mcp.demo"}}`},
+		"responses":            {[]string{"--wire", "responses", good}, "", "/responses", `{}`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := shapeCLI(t, c.stdin, c.args...)
@@ -97,15 +96,17 @@ func TestShapeBadInput(t *testing.T) {
 		stdin string
 		want  []string // substrings of the one error line
 	}{
-		"syntax error":      {[]string{"--wire", "chat", malformed}, "", []string{malformed + ": 3:13", "invalid character '}'"}},
-		"not an object":     {[]string{"--wire", "chat", notObject}, "", []string{notObject + ":", "expected a JSON object"}},
-		"item without type": {[]string{"--wire", "chat", badItem}, "", []string{badItem + ":", `missing "type"`}},
-		"nameless tool":     {[]string{"--wire", "chat", badTool}, "", []string{badTool + ":", "tools[0]: function tool without a name"}},
-		"empty stdin":       {[]string{"--wire", "chat"}, "", []string{"stdin:", "unexpected end of JSON input"}},
-		"missing file":      {[]string{"--wire", "chat", filepath.Join(dir, "nope.json")}, "", []string{"nope.json: no such file"}},
-		"unknown wire":      {[]string{"--wire", "grpc", good}, "", []string{"--wire:", `unknown wire "grpc"`}},
-		"native messages":   {[]string{"--wire", "messages", good}, "", []string{good + `: wire_api = "messages" requires a harness-native transport;`}},
-		"other messages":    {[]string{"--wire", "messages", "--harness", "x", good}, "", []string{good + `: wire_api = "messages" is not supported by harness = "x"`}},
+		"syntax error":             {[]string{"--wire", "chat", malformed}, "", []string{malformed + ": 3:13", "invalid character '}'"}},
+		"not an object":            {[]string{"--wire", "chat", notObject}, "", []string{notObject + ":", "expected a JSON object"}},
+		"item without type":        {[]string{"--wire", "chat", badItem}, "", []string{badItem + ":", `missing "type"`}},
+		"nameless tool":            {[]string{"--wire", "chat", badTool}, "", []string{badTool + ":", "tools[0]: function tool without a name"}},
+		"empty stdin":              {[]string{"--wire", "chat"}, "", []string{"stdin:", "unexpected end of JSON input"}},
+		"missing file":             {[]string{"--wire", "chat", filepath.Join(dir, "nope.json")}, "", []string{"nope.json: no such file"}},
+		"unknown wire":             {[]string{"--wire", "grpc", good}, "", []string{"--wire:", `unknown wire "grpc"`}},
+		"native messages":          {[]string{"--wire", "messages", good}, "", []string{good + `: wire_api = "messages" requires a harness-native transport;`}},
+		"chat harness on messages": {[]string{"--wire", "messages", "--harness", "minimal", good}, "", []string{good + `: wire_api = "messages" is not supported by harness = "minimal"`}},
+		"unknown harness":          {[]string{"--wire", "chat", "--harness", "kimi_cli", good}, "", []string{`--harness: unknown harness "kimi_cli" (did you mean "kimi-cli"? available: claude-code, `}},
+		"harness off its wire":     {[]string{"--wire", "chat", "--harness", "zcode", good}, "", []string{`--harness: harness "zcode" does not shape chat requests (it shapes messages); use --wire messages`}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := shapeCLI(t, c.stdin, c.args...)

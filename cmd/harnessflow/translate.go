@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/pipeline"
@@ -12,6 +14,11 @@ import (
 	"github.com/harnessflow/harnessflow/sources"
 )
 
+// translateSynopsis is the short usage of translate.
+const translateSynopsis = "Usage: harnessflow translate --wire chat|messages|responses [--harness NAME] [--request FILE] [--unary] [--mode fused|async] [FILE|-]"
+
+// runTranslate implements `harnessflow translate`: an upstream response in,
+// engine events out as JSON Lines (docs/architecture.md).
 func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("translate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -27,21 +34,28 @@ func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	var ext extensionFlags
 	ext.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: harnessflow translate --wire chat|messages|responses [--harness NAME] [--request FILE] [--unary] [--mode fused|async]\n       [--redact] [--redact-pattern RE]... [--log-events] [--record DIR] [FILE|-]")
-		fmt.Fprintln(stderr, "Reads an upstream model response (a recorded SSE stream, or with --unary a JSON body) and prints")
-		fmt.Fprintln(stderr, "one engine event per line as JSON. Bad input: one error line, exit status 2.")
+		w := fs.Output()
+		fmt.Fprintln(w, translateSynopsis+"\n       [--redact] [--redact-pattern RE]... [--log-events] [--record DIR]")
+		fmt.Fprintln(w, "Reads an upstream model response (a recorded SSE stream, or with --unary a JSON body) and prints")
+		fmt.Fprintln(w, "one engine event per line as JSON. Bad input (not SSE, not the wire's JSON, another wire's")
+		fmt.Fprintln(w, "stream, malformed data): one error line, exit status 2.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(fs, args)); err != nil {
-		return flagStatus(err)
+	if code, ok := parseFlags(fs, translateSynopsis, args); !ok {
+		return code
 	}
-	if *wireName == "" || fs.NArg() > 1 {
-		fs.Usage()
-		return exitUsage
+	switch {
+	case *wireName == "":
+		return usageError(stderr, "translate", translateSynopsis, "missing --wire (the input's wire: chat, messages or responses)")
+	case fs.NArg() > 1:
+		return usageError(stderr, "translate", translateSynopsis, "%s", extraArgs(fs, 1))
 	}
 	wire, err := harness.ParseWire(*wireName)
 	if err != nil {
 		return fail(stderr, "translate", exitUsage, "--wire: %v", err)
+	}
+	if err := checkHarness(wire, *harnessName); err != nil {
+		return fail(stderr, "translate", exitUsage, "%v", err)
 	}
 	mode, err := pipeline.ParseMode(*modeName)
 	if err != nil {
@@ -86,15 +100,25 @@ func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	defer closeExt()
 
-	name := "-"
-	var src pipeline.Source[[]byte]
+	name, in := "stdin", stdin
 	if fs.NArg() == 1 && fs.Arg(0) != "-" {
 		name = fs.Arg(0)
-		src = sources.File(name)
-	} else {
-		src = sources.Reader(stdin, sources.WithName("stdin"))
-		name = "stdin"
+		f, err := os.Open(name)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fail(stderr, "translate", exitUsage, "%s: %v", name, err)
+		}
+		defer f.Close()
+		in = f
 	}
+	in, err = sniffInput(in, wire, *unary)
+	if err != nil {
+		return fail(stderr, "translate", exitUsage, "%s: %v", name, err)
+	}
+	src := sources.Reader(in, sources.WithName(name))
 	// Standard input may be a live stream: show every event at once.
 	sink := sinks.JSONLines(stdout, name == "stdin")
 	if err := pipeline.Run(ctx, g, src, sink, pipeline.WithMode(mode)); err != nil {
