@@ -101,6 +101,7 @@ func (s *Server) planConfig() harness.Config {
 		Logger:    s.log,
 		Now:       s.cfg.Now,
 		Variants:  s.cfg.Variants,
+		Workspace: s.cfg.workspace(),
 		Unbridged: s.metrics.UnbridgedCall,
 	}
 }

@@ -177,6 +177,11 @@ type Config struct {
 	// Variants picks harness variants for every model (harness name →
 	// variant, e.g. "terminus-2": "plain"), over the model table's.
 	Variants map[string]string
+	// Workspace says whether harnesses may read the client's working
+	// directory from this machine's disk (harness.WorkspacePolicy); ""
+	// means none: a proxy reads nothing of its disk unless told to
+	// (`serve` says local on a loopback address without client keys).
+	Workspace harness.WorkspacePolicy
 	// Models gives the model capabilities used in shaping (thinking toggle,
 	// reasoning levels); nil means the built-in table.
 	Models *harness.ModelTable
