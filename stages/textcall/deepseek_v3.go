@@ -272,7 +272,7 @@ func (p *dsParser) run(out []Event, eof bool) []Event {
 				}
 			}
 			var step argStep
-			out, step = p.streamArgs(out)
+			out, step = p.streamArgs(out, eof)
 			switch step {
 			case argMore:
 				if !eof {

@@ -238,7 +238,7 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 
 		case v32JSON:
 			var step argStep
-			out, step = p.streamArgs(out)
+			out, step = p.streamArgs(out, eof)
 			switch step {
 			case argMore:
 				if !eof {

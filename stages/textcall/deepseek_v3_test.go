@@ -142,6 +142,11 @@ func TestDeepSeekV31Replies(t *testing.T) {
 			want:  Reply{Calls: []Call{{Name: "ls", Arguments: json.RawMessage(`{"d":1}`)}}},
 		},
 		{
+			name:  "arguments written as a Python literal, a brace inside a string",
+			input: tCallsBegin + call("write", `{'path': 'a.go', 'text': "x := map[string]int{}\n"}`) + tCallsEnd,
+			want:  Reply{Calls: []Call{{Name: "write", Arguments: json.RawMessage(`{"path":"a.go","text":"x := map[string]int{}\n"}`)}}},
+		},
+		{
 			name:  "a broken call after a good one",
 			input: tCallsBegin + call("a", `{}`) + call("b", `{"x":`),
 			want: Reply{

@@ -15,9 +15,10 @@ import (
 // object once it is complete.
 type objScan struct {
 	depth   int
-	inStr   bool
+	quote   byte // the quote of the open string (0 outside strings)
 	esc     bool
 	started bool
+	python  bool // a Python literal: strings in single quotes too
 }
 
 // scan consumes the bytes of s that belong to the object (s must start
@@ -32,15 +33,15 @@ func (o *objScan) scan(s string) (n int, done bool) {
 		switch {
 		case o.esc:
 			o.esc = false
-		case o.inStr:
+		case o.quote != 0:
 			switch c {
 			case '\\':
 				o.esc = true
-			case '"':
-				o.inStr = false
+			case o.quote:
+				o.quote = 0
 			}
-		case c == '"':
-			o.inStr = true
+		case c == '"' || (o.python && c == '\''):
+			o.quote = c
 		case c == '{' || c == '[':
 			o.depth++
 		case c == '}' || c == ']':
@@ -139,8 +140,10 @@ const (
 )
 
 // streamArgs consumes the pending text of a call's JSON object, passing it
-// on as CallArgs as it arrives.
-func (m *markup) streamArgs(out []Event) ([]Event, argStep) {
+// on as CallArgs as it arrives. An object written as a Python literal (its
+// first key in single quotes, as models trained on templates that render
+// with Python's repr write) is held whole and passed on converted to JSON.
+func (m *markup) streamArgs(out []Event, eof bool) ([]Event, argStep) {
 	if !m.obj.started {
 		m.take(spaceLen(m.buf))
 		if m.buf == "" {
@@ -149,13 +152,27 @@ func (m *markup) streamArgs(out []Event) ([]Event, argStep) {
 		if m.buf[0] != '{' {
 			return out, argBad
 		}
+		k := 1 + spaceLen(m.buf[1:])
+		if k == len(m.buf) && !eof {
+			return out, argMore // what follows '{' tells JSON from Python
+		}
+		m.obj.python = k < len(m.buf) && m.buf[k] == '\''
 	}
 	n, done := m.obj.scan(m.buf)
 	s := m.take(n)
 	m.args.WriteString(s)
-	out = AppendArgs(out, s)
+	if !m.obj.python {
+		out = AppendArgs(out, s)
+	}
 	if !done {
 		return out, argMore
+	}
+	if m.obj.python {
+		js, ok := literalJSON(m.args.String())
+		if !ok || js[0] != '{' {
+			return out, argBad
+		}
+		return AppendArgs(out, js), argDone
 	}
 	if !json.Valid([]byte(m.args.String())) {
 		return out, argBad

@@ -75,3 +75,65 @@ func TestObjScan(t *testing.T) {
 		t.Errorf("in pieces: consumed %d", total)
 	}
 }
+
+// TestSpecialTokenThink runs whole replies through a Reader: reasoning in
+// <think> (DeepSeek R1, Kimi K2 Thinking), a reply that starts inside
+// reasoning the prompt opened (DeepSeek V3.1 thinking mode), and calls
+// written before </think>.
+func TestSpecialTokenThink(t *testing.T) {
+	for _, c := range []struct {
+		name, format, input string
+		open                bool
+		want                Reply
+	}{
+		{
+			name:   "R1: think, then a call",
+			format: "deepseek_v3",
+			input:  "<think>\nNeed the list.\n</think>\n\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>ls\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+			want:   Reply{Reasoning: "\nNeed the list.\n", Calls: []Call{{Name: "ls", Arguments: []byte(`{}`)}}},
+		},
+		{
+			name:   "V3.1 thinking opened by the prompt: a lone </think>",
+			format: "deepseek_v31",
+			open:   true,
+			input:  "Read it first.</think>Reading.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read<｜tool▁sep｜>{\"path\": \"a\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+			want:   Reply{Reasoning: "Read it first.", Content: "Reading.", Calls: []Call{{Name: "read", Arguments: []byte(`{"path":"a"}`)}}},
+		},
+		{
+			name:   "Kimi: a call before </think>",
+			format: "kimi_k2",
+			input:  "<think>I will list.<|tool_calls_section_begin|><|tool_call_begin|>functions.ls:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|></think>Listed.",
+			want:   Reply{Reasoning: "I will list.", Content: "Listed.", Calls: []Call{{Name: "ls", ID: "functions.ls:0", Arguments: []byte(`{}`)}}},
+		},
+		{
+			name:   "V3.2: a DSML call before </think>, auto",
+			format: "auto",
+			input:  "<think>Checking.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"ls\">\n<｜DSML｜parameter name=\"d\" string=\"true\">.</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls></think>",
+			want:   Reply{Reasoning: "Checking.\n\n", Calls: []Call{{Name: "ls", Arguments: []byte(`{"d":"."}`)}}},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, sizes := range [][]int{nil, ones(len(c.input)), {2, 3, 5, 7, 11, 13, 17}} {
+				r, err := NewReader(ReaderOptions{Format: c.format, ThinkingOpen: c.open})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var events []Event
+				in := c.input
+				for _, n := range sizes {
+					n = min(n, len(in))
+					events = r.Content(events, in[:n])
+					in = in[n:]
+				}
+				got, err := Collect(r.Close(r.Content(events, in)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := c.want
+				if d := cmp.Diff(normalize(t, want), normalize(t, got)); d != "" {
+					t.Fatalf("sizes %v: reply (-want +got):\n%s", sizes, d)
+				}
+			}
+		})
+	}
+}

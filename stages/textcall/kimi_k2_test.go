@@ -73,6 +73,11 @@ func TestKimiK2Replies(t *testing.T) {
 			want:  Reply{Calls: []Call{{Name: "now", ID: "functions.now:0", Arguments: json.RawMessage(`{}`)}}},
 		},
 		{
+			name:  "arguments written as a Python literal",
+			input: "<|tool_calls_section_begin|><|tool_call_begin|>functions.plan:0<|tool_call_argument_begin|>{'steps': ['a', 'b'], 'done': False, 'note': None}<|tool_call_end|><|tool_calls_section_end|>",
+			want:  Reply{Calls: []Call{{Name: "plan", ID: "functions.plan:0", Arguments: json.RawMessage(`{"steps":["a","b"],"done":false,"note":null}`)}}},
+		},
+		{
 			name:  "truncated arguments are given back",
 			input: "Try:<|tool_calls_section_begin|><|tool_call_begin|>functions.ls:0<|tool_call_argument_begin|>{\"d\": \"/u",
 			want: Reply{

@@ -212,7 +212,7 @@ func (p *mistralParser) run(out []Event, eof bool) []Event {
 
 		case mistralJSON:
 			var step argStep
-			out, step = p.streamArgs(out)
+			out, step = p.streamArgs(out, eof)
 			switch step {
 			case argMore:
 				if !eof {
