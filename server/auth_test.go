@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"log/slog"
 	"net"
 	"strings"
@@ -21,7 +23,7 @@ const (
 // longer string, another scheme), gets HTTP 401 with an OpenAI-style error
 // body and never reaches the upstream; an accepted key passes, and is not
 // sent upstream (the proxy's own key is). Neither key is logged. /healthz
-// and /metrics stay open.
+// stays open; /metrics wants a key too (its counters describe the traffic).
 func TestClientKeys(t *testing.T) {
 	rec := &recorder{h: scripted.New(nil)}
 	up := newUpstream(t, rec)
@@ -73,18 +75,29 @@ func TestClientKeys(t *testing.T) {
 	if resp := p.post(t, "/h/opencode/v1/responses", codexRequest(userMsg, false), nil); resp.StatusCode != 401 {
 		t.Errorf("harness route without a key: %d", resp.StatusCode)
 	}
-	for _, path := range []string{"/healthz", "/metrics"} {
-		resp, err := p.client.Get(p.ts.URL + path)
+	get := func(path, key string) (int, string) {
+		req, _ := http.NewRequest(http.MethodGet, p.ts.URL+path, nil)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := p.client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Errorf("%s: %d", path, resp.StatusCode)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, c := range []struct {
+		path, key string
+		want      int
+	}{{"/healthz", "", 200}, {"/metrics", "", 401}, {"/metrics", clientKeyA[:20], 401}, {"/metrics", clientKeyB, 200}} {
+		if status, _ := get(c.path, c.key); status != c.want {
+			t.Errorf("GET %s with key %q: %d, want %d", c.path, c.key, status, c.want)
 		}
 	}
-	m := metricsText(t, p)
-	for _, want := range []string{`harnessflow_client_auth_failures_total{reason="missing"} 4`, `harnessflow_client_auth_failures_total{reason="invalid"} 3`} {
+	_, m := get("/metrics", clientKeyA)
+	for _, want := range []string{`harnessflow_client_auth_failures_total{reason="missing"} 5`, `harnessflow_client_auth_failures_total{reason="invalid"} 4`} {
 		if !strings.Contains(m, want) {
 			t.Errorf("metrics lack %q:\n%s", want, m)
 		}
