@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"log/slog"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 
