@@ -57,7 +57,7 @@ func (p *tcParser) stepFuncName(out []Event, final bool) ([]Event, bool) {
 	gt := strings.IndexByte(v, '>')
 	if gt < 0 {
 		if final || !validName(v, true) {
-			return p.fail(out, "<function= without a name and '>'"), true
+			return p.fail(out, "<function= without a valid name"), true
 		}
 		return out, false
 	}
@@ -131,7 +131,7 @@ func (p *tcParser) stepParamName(out []Event, final bool) ([]Event, bool) {
 	gt := strings.IndexByte(v, '>')
 	if gt < 0 {
 		if final || !validName(v, true) {
-			return p.fail(out, "<parameter= without a name and '>'"), true
+			return p.fail(out, "<parameter= without a valid name"), true
 		}
 		return out, false
 	}

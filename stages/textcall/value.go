@@ -99,29 +99,35 @@ func schemaType(p json.RawMessage) string {
 }
 
 // TypedValue turns a raw parameter value into JSON text by its schema type:
-// a string (or an unknown type) stays the raw text as a JSON string; an
-// integer, number, boolean, object or array is parsed — as JSON, else as
-// a Python literal (True, None, {'k': 'v'}), which chat templates that
-// render values with Python's repr make models write — and falls back to
-// the string when it parses as neither.
+// a string (or no type, or an unknown one) stays the raw text as a JSON
+// string; an integer, number, boolean, object or array is parsed — as
+// JSON, else as a Python literal (True, None, {'k': 'v'}), which chat
+// templates that render values with Python's repr make models write — and
+// falls back to the string when it parses as neither or is of another
+// type. For those types null or None is JSON null, and an object or array
+// written as a quoted string of itself ("{'k': 'v'}") is unquoted once.
 func TypedValue(raw, typ string) string {
 	switch typ {
 	case "integer", "number", "boolean", "object", "array", "null":
 		v := strings.TrimSpace(raw)
-		if typ == "boolean" {
-			switch strings.ToLower(v) {
-			case "true":
-				return "true"
-			case "false":
-				return "false"
+		switch strings.ToLower(v) {
+		case "true", "false":
+			if typ == "boolean" {
+				return strings.ToLower(v)
+			}
+		case "null", "none":
+			return "null"
+		}
+		js, ok := literalJSON(v)
+		if ok && js[0] == '"' && (typ == "object" || typ == "array") {
+			var inner string
+			if json.Unmarshal([]byte(js), &inner) == nil {
+				js, ok = literalJSON(strings.TrimSpace(inner))
 			}
 		}
-		if js, ok := literalJSON(v); ok && fitsType(js, typ) {
+		if ok && fitsType(js, typ) {
 			return js
 		}
-	case "":
-		// No type: a value that is JSON (other than a bare string) keeps
-		// its JSON; anything else is a string.
 	}
 	return quote(raw)
 }
