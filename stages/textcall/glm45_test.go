@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const glmTools = `[
@@ -228,4 +230,31 @@ func FuzzGLM45(f *testing.F) {
 func FuzzGLM47(f *testing.F) {
 	fuzzFormat(f, "glm47", true, "<tool_call>a<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
 		strings.Repeat("<tool_call>", 3), "<tool_call>x\\n<arg_key>")
+}
+
+// TestGLMThroughReader: reasoning blocks, and a call written before
+// </think>, which the reader's reasoning parser recovers.
+func TestGLMThroughReader(t *testing.T) {
+	cases := []struct {
+		name, input string
+		want        Reply
+	}{
+		{"think then call", "<think>Need the listing.</think>\n<tool_call>shell<arg_key>command</arg_key><arg_value>[\"ls\"]</arg_value></tool_call>",
+			Reply{Reasoning: "Need the listing.", Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}}},
+		{"call before </think>", "<think>Checking first.<tool_call>shell<arg_key>command</arg_key><arg_value>[\"pwd\"]</arg_value></tool_call></think>Done.",
+			Reply{Reasoning: "Checking first.", Content: "Done.", Calls: []Call{glmCall("shell", `{"command":["pwd"]}`)}}},
+	}
+	for _, c := range cases {
+		for _, format := range []string{"glm47", Auto} {
+			t.Run(c.name+"/"+format, func(t *testing.T) {
+				got, err := ParseReply(ReaderOptions{Format: format, Config: Config{Schemas: schemasFor(t, []byte(glmTools))}}, c.input)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(normalize(t, c.want), normalize(t, got)); d != "" {
+					t.Errorf("reply (-want +got):\n%s", d)
+				}
+			})
+		}
+	}
 }

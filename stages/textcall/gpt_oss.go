@@ -168,7 +168,7 @@ func hmRecipientByte(c byte) bool {
 // the glued marker is evidence enough; otherwise s opens the reply and the
 // byte after a channel name must show it is glued to the body: an
 // upper-case letter, or (loose: the model is gpt-oss) anything but white
-// space or a lower-case letter.
+// space, a lower-case letter or punctuation that goes on a sentence.
 func hmDegradedHeader(s string, glued, loose bool) (hmHeader, Claim) {
 	var hd hmHeader
 	i := 0
@@ -246,7 +246,7 @@ func hmDegradedHeader(s string, glued, loose bool) (hmHeader, Claim) {
 		switch {
 		case c >= 'A' && c <= 'Z':
 			return hd, ClaimYes
-		case loose && !isWS(c) && !(c >= 'a' && c <= 'z'):
+		case loose && !isWS(c) && !(c >= 'a' && c <= 'z') && strings.IndexByte(":;,.!?)-", c) < 0:
 			return hd, ClaimYes
 		}
 		return hd, ClaimNo

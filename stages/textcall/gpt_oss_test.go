@@ -1,8 +1,11 @@
 package textcall
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const hmModel = "openai/gpt-oss-120b"
@@ -118,6 +121,18 @@ func hmCases() []replyCase {
 			want:  Reply{Content: " \n<|channel|>fin", Malformed: []string{"unterminated harmony header"}},
 		},
 		{
+			name:  "a channel word with punctuation is prose, model named",
+			model: hmModel,
+			input: "analysis: the loop never ends.",
+			want:  Reply{Content: "analysis: the loop never ends."},
+		},
+		{
+			name:  "degraded reasoning opening with markdown, model named",
+			model: hmModel,
+			input: "analysis**Goal**: fix it.assistantfinalFixed.",
+			want:  Reply{Reasoning: "**Goal**: fix it.", Content: "Fixed."},
+		},
+		{
 			name:  "plain reply",
 			input: "Just text, with <b>tags</b> and a <| that is no token.",
 			want:  Reply{Content: "Just text, with <b>tags</b> and a <| that is no token."},
@@ -212,4 +227,60 @@ func FuzzGPTOSS(f *testing.F) {
 	}
 	seeds = append(seeds, strings.Repeat("<|start|>assistant", 3), "analysisXassistantfinalY")
 	fuzzFormat(f, "gpt_oss", false, seeds...)
+}
+
+// FuzzGPTOSSModel fuzzes gpt_oss with the model named, so degraded
+// markers are read everywhere: chunked replay equals whole, the events
+// keep the contract, and Quiet holds its promise.
+func FuzzGPTOSSModel(f *testing.F) {
+	for _, c := range hmCases() {
+		f.Add(c.input, uint64(1))
+	}
+	f.Fuzz(func(t *testing.T, input string, seed uint64) {
+		cfg := Config{Model: hmModel}
+		newParser := func() Parser { p, _ := NewParser("gpt_oss", cfg); return p }
+		whole := coalesce(feed(t, newParser, input, nil))
+		rng := rand.New(rand.NewPCG(seed, 5))
+		sizes := randomSizes(rng, len(input), 1+rng.IntN(8))
+		if d := cmp.Diff(whole, coalesce(feed(t, newParser, input, sizes))); d != "" {
+			t.Fatalf("chunked replay differs (-whole +chunks):\n%s", d)
+		}
+		if _, err := Collect(whole); err != nil {
+			t.Fatal(err)
+		}
+		checkQuiet(t, newParser(), input, sizes)
+	})
+}
+
+// checkQuiet feeds input in pieces and fails when Quiet says a piece
+// passes unchanged but Feed does otherwise.
+func checkQuiet(t *testing.T, p Parser, input string, sizes []int) {
+	t.Helper()
+	for _, n := range sizes {
+		n = min(n, len(input))
+		piece := input[:n]
+		input = input[n:]
+		quiet := p.Quiet(piece)
+		got := p.Feed(nil, piece)
+		if quiet && piece != "" && (len(got) != 1 || got[0].Kind != Text || got[0].Text != piece) {
+			t.Fatalf("Quiet(%q) but Feed gave %+v", piece, got)
+		}
+	}
+}
+
+// TestQuietContract checks Quiet against Feed on every table case of the
+// GLM, MiniMax and harmony formats, cut byte by byte and in chunks.
+func TestQuietContract(t *testing.T) {
+	sets := []struct {
+		format string
+		cases  []replyCase
+	}{{"glm45", glmCases()}, {"glm47", glmCases()}, {"minimax_m2", mmCases()}, {"gpt_oss", hmCases()}}
+	for _, set := range sets {
+		for _, c := range set.cases {
+			for _, sizes := range [][]int{ones(len(c.input)), {3, 5, 7, 11, 13, 17, 19, 23}} {
+				p, _ := NewParser(set.format, Config{Model: c.model})
+				checkQuiet(t, p, c.input, sizes)
+			}
+		}
+	}
 }
