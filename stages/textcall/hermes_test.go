@@ -21,8 +21,10 @@ const qwenTools = `[
    "plan":{"type":"array"},"explanation":{"type":"string"},"meta":{"type":"object"},"ratio":{"type":"number"}}}}}
 ]`
 
-func TestHermesReplies(t *testing.T) {
-	runReplyCases(t, "hermes", []replyCase{
+func TestHermesReplies(t *testing.T) { runReplyCases(t, "hermes", hermesCases()) }
+
+func hermesCases() []replyCase {
+	return []replyCase{
 		{
 			name:  "one call after text",
 			input: "Let me list the files.\n<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\", \"-la\"]}}\n</tool_call>",
@@ -115,7 +117,7 @@ func TestHermesReplies(t *testing.T) {
 			input: "if a <tool and b {x} then <tool_cal",
 			want:  Reply{Content: "if a <tool and b {x} then <tool_cal"},
 		},
-	})
+	}
 }
 
 // TestHermesThink runs hermes through a Reader: a call after a reasoning

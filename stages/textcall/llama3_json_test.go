@@ -5,8 +5,10 @@ import (
 	"testing"
 )
 
-func TestLlama3JSONReplies(t *testing.T) {
-	runReplyCases(t, "llama3_json", []replyCase{
+func TestLlama3JSONReplies(t *testing.T) { runReplyCases(t, "llama3_json", llamaCases()) }
+
+func llamaCases() []replyCase {
+	return []replyCase{
 		{
 			name:  "one call",
 			input: `{"name": "shell", "parameters": {"command": ["ls", "-la"]}}`,
@@ -98,7 +100,7 @@ func TestLlama3JSONReplies(t *testing.T) {
 			input: "Searching.<|python_tag|>{\"name\": \"search\", \"parameters\": {\"q\": \"x\"}}",
 			want:  Reply{Content: "Searching.", Calls: []Call{fmtCall("search", `{"q":"x"}`)}},
 		},
-	})
+	}
 }
 
 // TestLlama3JSONStreamsArguments shows the parameters passed on before the
@@ -170,5 +172,38 @@ func TestAutoPicksFmtA(t *testing.T) {
 				t.Errorf("prose changed: %+v", rep)
 			}
 		})
+	}
+}
+
+// TestFmtAQuiet checks, on every table case of hermes, qwen3_coder and
+// llama3_json cut byte by byte and in chunks, that whenever Quiet says yes
+// Feed gives the piece back as one Text event.
+func TestFmtAQuiet(t *testing.T) {
+	for _, set := range []struct {
+		format string
+		cases  []replyCase
+	}{{"hermes", hermesCases()}, {"qwen3_coder", qwen3CoderCases()}, {"llama3_json", llamaCases()}} {
+		for _, c := range set.cases {
+			for _, sizes := range [][]int{ones(len(c.input)), {3, 5, 7, 11, 13, 17, 19, 23}} {
+				p, _ := NewParser(set.format, Config{})
+				in := c.input
+				var all []Event
+				for _, n := range sizes {
+					n = min(n, len(in))
+					piece := in[:n]
+					in = in[n:]
+					quiet := p.Quiet(piece)
+					got := p.Feed(nil, piece)
+					if quiet && piece != "" && (len(got) != 1 || got[0].Kind != Text || got[0].Text != piece) {
+						t.Fatalf("%s %q: Quiet(%q) but Feed gave %+v", set.format, c.name, piece, got)
+					}
+					all = append(all, got...)
+				}
+				all = p.Close(p.Feed(all, in))
+				if _, err := Collect(all); err != nil {
+					t.Fatalf("%s %q: %v", set.format, c.name, err)
+				}
+			}
+		}
 	}
 }

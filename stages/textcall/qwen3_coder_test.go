@@ -5,8 +5,10 @@ import (
 	"testing"
 )
 
-func TestQwen3CoderReplies(t *testing.T) {
-	runReplyCases(t, "qwen3_coder", []replyCase{
+func TestQwen3CoderReplies(t *testing.T) { runReplyCases(t, "qwen3_coder", qwen3CoderCases()) }
+
+func qwen3CoderCases() []replyCase {
+	return []replyCase{
 		{
 			name: "one call typed by the schema, text before",
 			input: "I'll look around.\n<tool_call>\n<function=shell>\n<parameter=command>\n[\"ls\", \"-la\"]\n</parameter>\n" +
@@ -140,7 +142,7 @@ func TestQwen3CoderReplies(t *testing.T) {
 			input: "Write <function=name> then <parameter ... and a <function=x y> tag.",
 			want:  Reply{Content: "Write <function=name> then <parameter ... and a <function=x y> tag."},
 		},
-	})
+	}
 }
 
 // TestQwen3CoderStreamsParameters shows that each parameter is passed on
