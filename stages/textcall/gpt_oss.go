@@ -18,7 +18,9 @@ import (
 // the role part: <|start|>assistant to=functions.NAME<|channel|>commentary)
 // is a call whose body is its JSON arguments. The reply's first header has
 // no <|start|>assistant (the prompt wrote it). The closing <|call|> and
-// <|return|> are stop tokens that servers often leave out.
+// <|return|> are stop tokens that servers often leave out, so a call ends
+// when its JSON object closes; a special token inside the arguments cuts
+// them (malformed).
 //
 // A server that decodes with special tokens skipped leaves the same reply
 // without them ("degraded"): analysisREASONINGassistantcommentary to=functions.NAME json{ARGS}
@@ -27,7 +29,9 @@ import (
 // name glued to what follows (analysisThe…, finalAnswer) or with a call
 // header (commentary to=functions.NAME); the glued assistantfinal,
 // assistantanalysis, assistantcommentary and "assistant to=" then separate
-// its messages.
+// its messages. Auto looks for degraded text only when the model name
+// says gpt-oss (Format.ModelStarts), and so also only then for a reply
+// that opens with the role part's recipient (to=functions.NAME<|channel|>…).
 
 const (
 	hmStart     = "<|start|>"
@@ -148,7 +152,7 @@ func hmRoleHeader(s string, loose bool) Claim {
 	case lt >= 0 && (br < 0 || lt < br):
 		return ClaimYes
 	case br >= 0:
-		_, c := hmDegradedHeader(s, true, loose)
+		_, c := hmDegradedHeader(s, false, loose)
 		return c
 	case len(s) > hmMaxHeader:
 		return ClaimNo
@@ -199,7 +203,7 @@ func hmDegradedHeader(s string, glued, loose bool) (hmHeader, Claim) {
 		if hd.channel == "" || (!glued && !loose && !strings.HasPrefix(hd.recipient, "functions.")) {
 			return hd, ClaimNo
 		}
-		return hmCallHeaderEnd(s, j, hd, loose)
+		return hmCallHeaderEnd(s, j, hd)
 	}
 	if glued && i > 0 {
 		return hd, ClaimNo
@@ -233,7 +237,7 @@ func hmDegradedHeader(s string, glued, loose bool) (hmHeader, Claim) {
 			if hd.recipient == "" || (!glued && !loose && !strings.HasPrefix(hd.recipient, "functions.")) {
 				return hd, ClaimNo
 			}
-			return hmCallHeaderEnd(s, k, hd, loose)
+			return hmCallHeaderEnd(s, k, hd)
 		}
 		hd.n = j
 		if after == "" && (!glued || ch != "final") {
@@ -257,7 +261,7 @@ func hmDegradedHeader(s string, glued, loose bool) (hmHeader, Claim) {
 // hmCallHeaderEnd reads the rest of a degraded call header from s[j:]:
 // spaces, an optional content type (json), spaces, then '{' where the
 // header ends.
-func hmCallHeaderEnd(s string, j int, hd hmHeader, loose bool) (hmHeader, Claim) {
+func hmCallHeaderEnd(s string, j int, hd hmHeader) (hmHeader, Claim) {
 	k := j
 	for k < len(s) && s[k] == ' ' {
 		k++
@@ -350,11 +354,6 @@ func (p *harmonyParser) Feed(out []Event, s string) []Event {
 	}
 }
 
-// emit appends s as the open body's kind.
-func (p *harmonyParser) emit(out []Event, k Kind, s string) []Event {
-	return appendText(out, k, s)
-}
-
 func (p *harmonyParser) step(out []Event) ([]Event, bool) {
 	switch p.state {
 	case hmOut:
@@ -425,11 +424,11 @@ func (p *harmonyParser) step(out []Event) ([]Event, bool) {
 		at, which := IndexFirst(p.buf, ends...)
 		if at < 0 {
 			keep := HeldTail(p.buf, ends...)
-			out = p.emit(out, p.kind, p.buf[:len(p.buf)-keep])
+			out = appendText(out, p.kind, p.buf[:len(p.buf)-keep])
 			p.buf = p.buf[len(p.buf)-keep:]
 			return out, false
 		}
-		out = p.emit(out, p.kind, p.buf[:at])
+		out = appendText(out, p.kind, p.buf[:at])
 		p.buf = p.buf[at:]
 		if which <= 2 { // <|end|>, <|call|>, <|return|>
 			p.buf = p.buf[len(ends[which]):]
@@ -636,7 +635,7 @@ func (p *harmonyParser) Close(out []Event) []Event {
 		}
 		out = AppendText(out, p.lead+p.buf)
 	case hmBody:
-		out = p.emit(out, p.kind, p.buf)
+		out = appendText(out, p.kind, p.buf)
 	case hmArgs:
 		out = p.malformed(out, "unterminated harmony call arguments")
 		out = AppendText(out, p.buf)
