@@ -66,6 +66,7 @@ const (
 	tcFuncBody                 // in a function body, between parameters
 	tcParamName                // after <parameter=: the name up to '>'
 	tcValue                    // in a parameter's value
+	tcFuncJSON                 // in a JSON object as a function's body
 )
 
 // tcMaxName bounds a function or parameter name, so that text that only
@@ -100,10 +101,11 @@ type tcParser struct {
 	argsFrom  int  // raw offset of the argument bytes not yet passed on
 
 	// XML body.
-	params int      // parameters given
-	seen   []string // their names
-	pname  string   // the parameter being read
-	scan   int      // offset in in from which the value's end is searched
+	params   int      // parameters given
+	jsonArgs bool     // the function's body was a JSON object
+	seen     []string // their names
+	pname    string   // the parameter being read
+	scan     int      // offset in in from which the value's end is searched
 }
 
 func newTCParser(format string, cfg Config, bare bool) *tcParser {
@@ -218,7 +220,7 @@ func (p *tcParser) reset() {
 	p.raw = p.raw[:0]
 	p.name, p.begun = "", false
 	p.key, p.args, p.argsSeen, p.streaming = "", "", false, false
-	p.params, p.seen, p.pname, p.scan = 0, p.seen[:0], "", 0
+	p.params, p.seen, p.pname, p.scan, p.jsonArgs = 0, p.seen[:0], "", 0, false
 }
 
 // end ends the open call.
@@ -278,6 +280,8 @@ func (p *tcParser) step(out []Event, final bool) ([]Event, bool) {
 		return p.stepParamName(out, final)
 	case tcValue:
 		return p.stepValue(out, final)
+	case tcFuncJSON:
+		return p.stepFuncJSON(out, final)
 	}
 	return out, false
 }

@@ -86,6 +86,17 @@ func hermesCases() []replyCase {
 			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
 		},
 		{
+			name:  "<function=N>{json}</function> inside <tool_call>",
+			input: "<tool_call>\n<function=shell>{\"command\": [\"ls\"], \"workdir\": \"/a\"}</function>\n</tool_call><tool_call><function=noargs></function></tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"],"workdir":"/a"}`), fmtCall("noargs", `{}`)}},
+		},
+		{
+			name:  "<function=N>{json} cut at the end, and invalid",
+			input: "<tool_call><function=a>{\"x\": 1}\n<tool_call><function=b>{x}</function></tool_call>",
+			want: Reply{Content: "<tool_call><function=b>{x}</function></tool_call>", Calls: []Call{fmtCall("a", `{"x":1}`)},
+				Malformed: []string{"hermes: the function's JSON arguments are not valid"}},
+		},
+		{
 			name:  "unterminated JSON is given back",
 			input: "Running.\n<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\"",
 			want: Reply{Content: "Running.\n<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\"",

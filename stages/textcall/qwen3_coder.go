@@ -16,13 +16,15 @@ import "strings"
 // rest is typed by the request's tool schema (TypedValue). Values hold
 // code, so a closing tag inside a value is taken as the end only when what
 // follows it is structure: </parameter> ends a value when white space and
-// then <parameter=, </function>, </tool_call> or the end of the reply
-// follow. A missing </parameter> is ended by a new line starting
+// then <parameter=, </function>, </tool_call>, <tool_call> or the end of
+// the reply follow. A missing </parameter> is ended by a new line starting
 // <parameter= with a name not given yet (in the schema, when the tool has
 // one), or by </function> or </tool_call> followed by the end of the call.
 // The model may leave out <tool_call>: a <function=N> followed by
-// <parameter= or </function> starts a call too. The parser is tcParser
-// (hermes.go), which takes a JSON body as well.
+// <parameter= or </function> starts a call too. A function body that is
+// one JSON object (<function=N>{…}</function>) is the arguments, passed on
+// as they arrive. The parser is tcParser (hermes.go), which takes a hermes
+// JSON body as well.
 
 func init() {
 	Register(Format{
@@ -68,7 +70,6 @@ func (p *tcParser) stepFuncName(out []Event, final bool) ([]Event, bool) {
 	p.name = strings.Clone(p.name)
 	p.take(gt + 1)
 	out = append(out, Event{Kind: CallBegin, Name: p.name})
-	out = AppendArgs(out, "{")
 	p.begun, p.params, p.seen = true, 0, p.seen[:0]
 	p.st = tcFuncBody
 	return out, true
@@ -76,7 +77,13 @@ func (p *tcParser) stepFuncName(out []Event, final bool) ([]Event, bool) {
 
 // closeCall ends the open XML call.
 func (p *tcParser) closeCall(out []Event) []Event {
-	out = AppendArgs(out, "}")
+	switch {
+	case p.jsonArgs:
+	case p.params == 0:
+		out = AppendArgs(out, "{}")
+	default:
+		out = AppendArgs(out, "}")
+	}
 	return p.end(out)
 }
 
@@ -86,13 +93,34 @@ func (p *tcParser) stepFuncBody(out []Event, final bool) ([]Event, bool) {
 	if len(p.in) == 0 && !final {
 		return out, false
 	}
+	if len(p.in) > 0 && p.in[0] == '{' && p.params == 0 && !p.jsonArgs {
+		// <function=N>{json}</function>: the arguments as one object.
+		p.w = jsWalker{stack: p.w.stack[:0]}
+		p.streaming, p.argsFrom = true, len(p.raw)
+		p.st = tcFuncJSON
+		return out, true
+	}
 	pending := false
+	if p.params > 0 || p.jsonArgs {
+		// A new block after a complete body: the model left out the
+		// closers.
+		yes, maybe := startsWith(p.in, tcOpenTag)
+		if yes {
+			out = p.closeCall(out)
+			p.inBlock, p.closeWanted = false, false
+			return out, true
+		}
+		pending = maybe
+	}
 	for _, m := range [...]string{tcParamOpen, tcFuncClose, tcCloseTag} {
 		yes, maybe := startsWith(p.in, m)
 		if yes {
 			p.take(len(m))
 			switch m {
 			case tcParamOpen:
+				if p.jsonArgs {
+					return p.fail(out, "<parameter= after JSON arguments"), true
+				}
 				p.st = tcParamName
 			case tcFuncClose:
 				out = p.closeCall(out)
@@ -113,7 +141,7 @@ func (p *tcParser) stepFuncBody(out []Event, final bool) ([]Event, bool) {
 	if pending && !final {
 		return out, false
 	}
-	if final && p.params > 0 {
+	if final && (p.params > 0 || p.jsonArgs) {
 		// Every parameter given is complete: the call is recovered, what
 		// is left is given back by the gap.
 		out = p.closeCall(out)
@@ -202,7 +230,7 @@ func (p *tcParser) valueEnd(v string, at, which int, final bool) (end, take int,
 	}
 	switch which {
 	case 0: // </parameter>
-		yes, ok := follows(v[at+len(tcParamEnd):], tcParamOpen, tcFuncClose, tcCloseTag)
+		yes, ok := follows(v[at+len(tcParamEnd):], tcParamOpen, tcFuncClose, tcCloseTag, tcOpenTag)
 		if !ok {
 			return 0, 0, false
 		}
@@ -281,9 +309,33 @@ func (p *tcParser) param(out []Event, raw string) []Event {
 	}
 	sep := ","
 	if p.params == 0 {
-		sep = ""
+		sep = "{"
 	}
 	p.params++
 	p.seen = append(p.seen, p.pname)
 	return AppendArgs(out, sep+quote(p.pname)+":"+val)
+}
+
+// stepFuncJSON reads a function body that is one JSON object, passing it
+// on as the arguments while it arrives.
+func (p *tcParser) stepFuncJSON(out []Event, final bool) ([]Event, bool) {
+	for i := 0; i < len(p.in); i++ {
+		p.raw = append(p.raw, p.in[i])
+		if p.w.Step(p.in[i])&jwErr != 0 {
+			p.in = p.in[i+1:]
+			return p.fail(out, "the function's JSON arguments are not valid"), true
+		}
+		if p.w.Done() {
+			p.in = p.in[i+1:]
+			out = p.flushArgs(out)
+			p.streaming, p.jsonArgs = false, true
+			p.st = tcFuncBody
+			return out, true
+		}
+	}
+	p.in = p.in[:0]
+	if final {
+		return p.fail(out, "the function's JSON arguments are not complete"), true
+	}
+	return out, false
 }

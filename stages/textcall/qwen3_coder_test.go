@@ -110,6 +110,12 @@ func qwen3CoderCases() []replyCase {
 			}},
 		},
 		{
+			name:  "missing </function> and </tool_call> before the next block",
+			input: "<tool_call>\n<function=shell>\n<parameter=workdir>\n/a\n</parameter>\n<tool_call>\n<function=shell>\n<parameter=workdir>\n/b\n</parameter>\n</function>\n</tool_call>",
+			tools: qwenTools,
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"workdir":"/a"}`), fmtCall("shell", `{"workdir":"/b"}`)}},
+		},
+		{
 			name:  "zero-argument call",
 			input: "<tool_call>\n<function=list_mcp_resources>\n</function>\n</tool_call>",
 			want:  Reply{Calls: []Call{fmtCall("list_mcp_resources", `{}`)}},
