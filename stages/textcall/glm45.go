@@ -419,8 +419,15 @@ func xvStreams(typ string) bool {
 // xvEscape returns s escaped as the inside of a JSON string; pieces of a
 // text cut at character boundaries escape to the pieces of the whole.
 func xvEscape(s string) string {
-	if s == "" {
-		return ""
+	plain := utf8.ValidString(s)
+	for i := 0; plain && i < len(s); i++ {
+		// What encoding/json escapes: controls, quote, backslash, and
+		// U+2028/U+2029 (which start with 0xE2).
+		c := s[i]
+		plain = c >= 0x20 && c != '"' && c != '\\' && c != 0xE2
+	}
+	if plain {
+		return s
 	}
 	q := quote(s)
 	return q[1 : len(q)-1]

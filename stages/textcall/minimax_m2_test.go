@@ -1,6 +1,7 @@
 package textcall
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -150,4 +151,38 @@ func FuzzMiniMaxM2(f *testing.F) {
 		seeds = append(seeds, c.input)
 	}
 	fuzzFormat(f, "minimax_m2", true, seeds...)
+}
+
+// BenchmarkMyFormats measures the cost per content delta of the glm45,
+// glm47, minimax_m2 and gpt_oss parsers on a reply with some text and one
+// call carrying a 4 KiB string argument, cut into 8-byte deltas.
+func BenchmarkMyFormats(b *testing.B) {
+	body := strings.Repeat("+\tfmt.Println(\"line\") // <ok>\n", 128)
+	text := strings.Repeat("Some prose before the call. ", 8)
+	replies := []struct{ format, model, input string }{
+		{"glm45", "", text + "<tool_call>apply_patch\n<arg_key>input</arg_key>\n<arg_value>" + body + "</arg_value>\n</tool_call>"},
+		{"glm47", "", text + "<tool_call>apply_patch<arg_key>input</arg_key><arg_value>" + body + "</arg_value></tool_call>"},
+		{"minimax_m2", "", text + "<minimax:tool_call>\n<invoke name=\"apply_patch\">\n<parameter name=\"input\">" + body + "</parameter>\n</invoke>\n</minimax:tool_call>"},
+		{"gpt_oss", "", "<|channel|>analysis<|message|>" + text + "<|end|><|start|>assistant<|channel|>commentary to=functions.apply_patch <|constrain|>json<|message|>" + quote(body) + "<|call|>"},
+		{"gpt_oss/degraded", hmModel, "analysis" + text + "assistantcommentary to=functions.apply_patch json{\"input\":" + quote(body) + "}"},
+	}
+	replies[3].input = strings.Replace(replies[3].input, "<|message|>"+quote(body), "<|message|>{\"input\":"+quote(body)+"}", 1)
+	for _, r := range replies {
+		format := strings.Split(r.format, "/")[0]
+		b.Run(r.format, func(b *testing.B) {
+			cfg := Config{Schemas: schemasFor(b, []byte(glmTools)), Model: r.model}
+			deltas := (len(r.input) + 7) / 8
+			var out []Event
+			b.ReportAllocs()
+			for b.Loop() {
+				p, _ := NewParser(format, cfg)
+				out = out[:0]
+				for i := 0; i < len(r.input); i += 8 {
+					out = p.Feed(out[:0], r.input[i:min(i+8, len(r.input))])
+				}
+				out = p.Close(out[:0])
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*deltas), "ns/delta")
+		})
+	}
 }
