@@ -13,9 +13,10 @@
 // # Body
 //
 // {"model","max_tokens":32000,"stream":true,"stream_options":
-// {"include_usage":true},"tool_choice":"auto","messages","tools",
-// "temperature":1}; the task agent sends no temperature. Provider quirks
-// of the upstream apply.
+// {"include_usage":true},"tool_choice":"auto","messages","tools"}, with no
+// temperature, as opencode 1.18 sends it; the variant "fork" (VariantFork)
+// adds the fork's "temperature":1, but not for the task agent. Provider
+// quirks of the upstream apply.
 //
 // The system message is our opencode prompt (system.tmpl), or the search
 // prompt for the search agent, then a blank line and the environment
@@ -76,7 +77,8 @@
 // On the first turn of a conversation — decided from the request alone:
 // every input item is a user or developer message — the turn carries a
 // title request (Shaping.TitleRequest), sent by the proxy before the main
-// request and drained: {"model","max_tokens":32000,"temperature":1,
+// request and drained: {"model","max_tokens":32000,("temperature":1 in the
+// variant fork),
 // "stream":true,"stream_options":{"include_usage":true},"messages":[the
 // title prompt (title.tmpl), the lead-in (title_lead.tmpl), the first
 // user text that is not the engine's context, JSON-quoted]}, with no
@@ -239,14 +241,14 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 			b.Stream = ptr(true)
 			b.StreamOptions = []byte(`{"include_usage":true}`)
 			b.ToolChoice = []byte(`"auto"`)
-			if agent != AgentTask {
+			if agent != AgentTask && fork(env) {
 				if b.Extra == nil {
 					b.Extra = chat.Extra{}
 				}
 				b.Extra["temperature"] = json.RawMessage("1")
 			}
 			return nil
-		}), pipeline.Describe("model, max_tokens 32000, stream with usage, tool_choice auto, temperature 1 (not for the task agent)")),
+		}), pipeline.Describe("model, max_tokens 32000, stream with usage, tool_choice auto (variant fork: temperature 1 but for the task agent)")),
 		pipeline.StageNode(NodeTitle, request.Update(func(s *request.Shaping) error {
 			if title != nil {
 				s.TitleRequest = title
@@ -257,6 +259,13 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 		request.ChatEncodeNode(request.ChatStyle{}),
 	)
 }
+
+// VariantFork is the variant that keeps the fork's request where it
+// differs from opencode 1.18's: "temperature":1 on the main and title
+// requests.
+const VariantFork = "fork"
+
+func fork(env *harness.Env) bool { return env.Model.Variant(harness.NameOpenCode) == VariantFork }
 
 // NodeTitle is the node that sets the title request.
 const NodeTitle = "request.title"

@@ -64,7 +64,9 @@ func TitleRequest(env *harness.Env) (json.RawMessage, error) {
 		Stream:        ptr(true),
 		StreamOptions: []byte(`{"include_usage":true}`),
 		MaxTokens:     ptr(int64(MaxTokens)),
-		Extra:         chat.Extra{"temperature": json.RawMessage("1")},
+	}
+	if fork(env) {
+		body.Extra = chat.Extra{"temperature": json.RawMessage("1")}
 	}
 	request.ApplyProviderQuirks(request.DetectProvider(env.BaseURL), &body)
 	data, err := body.AppendJSON(nil)

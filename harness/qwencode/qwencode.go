@@ -36,7 +36,8 @@
 //
 // Tools are the client's function tools (when the client's shell is
 // exec_command the model calls it directly); every tool name maps to the
-// function kind. The body is {"model","messages","max_tokens":8000,
+// function kind. The body is {"model","messages","max_tokens":32000 (8000
+// in the variant fork),
 // "stream":true,"stream_options":{"include_usage":true},"tools"}, with no
 // thinking or effort field. Provider quirks of the upstream apply. The
 // response direction is the protocol layer alone.
@@ -66,13 +67,19 @@ import (
 
 func init() { harness.MustRegister(Spec()) }
 
-// MaxTokens is the output limit every qwen-code body asks for.
-const MaxTokens = 8000
+// MaxTokens is the output limit every qwen-code body asks for, as Qwen
+// Code 0.24 does; ForkMaxTokens is the fork's (variant fork).
+const (
+	MaxTokens     = 32000
+	ForkMaxTokens = 8000
+)
 
-// VariantFork is the variant that keeps the fork's placement of the
-// engine's base instructions: a "Session Instructions" section of the
-// system prompt. By default they are left out — Qwen Code sends no other
-// agent's prompt (docs/request-shaping.md#the-engines-base-instructions).
+// VariantFork is the variant that keeps the fork's request where it
+// differs from Qwen Code 0.24's: the engine's base instructions as a
+// "Session Instructions" section of the system prompt (by default they are
+// left out — Qwen Code sends no other agent's prompt,
+// docs/request-shaping.md#the-engines-base-instructions) and max_tokens
+// 8000.
 const VariantFork = "fork"
 
 // MaxListing is how many entries of the working directory the setup
@@ -119,6 +126,10 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 	}
 	opts := env.RequestOptions()
 	policy := Policy()
+	maxTokens := MaxTokens
+	if env.Model.Variant(harness.NameQwenCode) == VariantFork {
+		maxTokens = ForkMaxTokens
+	}
 	return pipeline.New("request.qwen-code",
 		pipeline.StageNode(request.NodeSystem, request.Update(func(s *request.Shaping) error {
 			s.Transcript = append(s.Transcript, intro...)
@@ -129,11 +140,11 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {
 			b := &s.Body
 			b.Model = s.Request.Model
-			b.MaxTokens = ptr(int64(MaxTokens))
+			b.MaxTokens = ptr(int64(maxTokens))
 			b.Stream = ptr(true)
 			b.StreamOptions = []byte(`{"include_usage":true}`)
 			return nil
-		}), pipeline.Describe("model, max_tokens 8000, stream with usage")),
+		}), pipeline.Describe("model, max_tokens (32000; 8000 in the variant fork), stream with usage")),
 		request.ProviderNode(opts),
 		request.ChatEncodeNode(Style),
 	)
