@@ -3,6 +3,8 @@ package textcall
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func mmCases() []replyCase {
@@ -184,5 +186,33 @@ func BenchmarkMyFormats(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*deltas), "ns/delta")
 		})
+	}
+}
+
+// TestMiniMaxM2ThroughReader: MiniMax-M2 thinks in <think> blocks; a block
+// of calls after it, or inside it, is recovered.
+func TestMiniMaxM2ThroughReader(t *testing.T) {
+	block := "<minimax:tool_call>\n<invoke name=\"shell\">\n<parameter name=\"command\">[\"ls\"]</parameter>\n</invoke>\n</minimax:tool_call>"
+	cases := []struct {
+		name, input string
+		want        Reply
+	}{
+		{"think then block", "<think>\nList first.\n</think>\n\n" + block,
+			Reply{Reasoning: "\nList first.\n", Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}}},
+		{"block before </think>", "<think>List first." + block + "</think>Listed.",
+			Reply{Reasoning: "List first.", Content: "Listed.", Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}}},
+	}
+	for _, c := range cases {
+		for _, format := range []string{"minimax_m2", Auto} {
+			t.Run(c.name+"/"+format, func(t *testing.T) {
+				got, err := ParseReply(ReaderOptions{Format: format, Config: Config{Schemas: schemasFor(t, []byte(glmTools))}}, c.input)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(normalize(t, c.want), normalize(t, got)); d != "" {
+					t.Errorf("reply (-want +got):\n%s", d)
+				}
+			})
+		}
 	}
 }
