@@ -131,24 +131,31 @@ func hermesCases() []replyCase {
 	}
 }
 
-// TestHermesThink runs hermes through a Reader: a call after a reasoning
-// block, and a call written before </think> (inside the reasoning).
+// TestHermesThink runs hermes and qwen3_coder through a Reader: a call
+// after a reasoning block, and a call written before </think> (inside the
+// reasoning).
 func TestHermesThink(t *testing.T) {
-	call := "<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\"]}}\n</tool_call>"
+	hermes := "<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\"]}}\n</tool_call>"
+	xml := "<tool_call>\n<function=shell>\n<parameter=command>\n[\"ls\"]\n</parameter>\n</function>\n</tool_call>"
+	schemas := schemasFor(t, []byte(qwenTools))
 	for _, c := range []struct {
-		name  string
-		open  bool
-		input string
-		want  Reply
+		name, format string
+		open         bool
+		input        string
+		want         Reply
 	}{
-		{"think before the call", false, "<think>\nI should list.\n</think>\n\n" + call,
+		{"think before the call", "hermes", false, "<think>\nI should list.\n</think>\n\n" + hermes,
 			Reply{Reasoning: "\nI should list.\n", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}}},
-		{"call before </think>", true, "I should list.\n" + call + "\n</think>\n\nListed.",
+		{"call before </think>", "hermes", true, "I should list.\n" + hermes + "\n</think>\n\nListed.",
+			Reply{Reasoning: "I should list.\n", Content: "Listed.", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}}},
+		{"qwen3_coder: think before the call", "qwen3_coder", false, "<think>\nI should list.\n</think>\n\n" + xml,
+			Reply{Reasoning: "\nI should list.\n", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}}},
+		{"qwen3_coder: call before </think>, auto", "auto", true, "I should list.\n" + xml + "\n</think>\n\nListed.",
 			Reply{Reasoning: "I should list.\n", Content: "Listed.", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, cut := range []int{0, 1, 3} {
-				r, err := NewReader(ReaderOptions{Format: "hermes", ThinkingOpen: c.open})
+				r, err := NewReader(ReaderOptions{Format: c.format, Config: Config{Schemas: schemas}, ThinkingOpen: c.open})
 				if err != nil {
 					t.Fatal(err)
 				}
