@@ -34,14 +34,43 @@ const (
 
 var v32Starts = []string{v32CallsOpen, v32CallsOpen1, v32InvokeOpen}
 
+// v32PlainStarts begin the same markup with the ｜DSML｜ token stripped (a
+// server that skips special tokens): <function_calls>, <invoke name=…>.
+// Too close to other XML to look for in every reply, auto looks for them
+// only when the model name says DeepSeek V3.2 (Format.ModelStarts).
+var v32PlainStarts = []string{"<function_calls>", "<invoke"}
+
+// v32Tags are the tags inside a section, in one spelling: a section's
+// opening tag decides which.
+type v32Tags struct {
+	callsClose                                     []string
+	invokeOpen, invokeClose, paramOpen, paramClose string
+	sectionNext, bodyNext, valueEnds               []string
+}
+
+func newV32Tags(callsClose []string, invokeOpen, invokeClose, paramOpen, paramClose string) *v32Tags {
+	t := &v32Tags{callsClose: callsClose, invokeOpen: invokeOpen, invokeClose: invokeClose, paramOpen: paramOpen, paramClose: paramClose}
+	t.sectionNext = append([]string{invokeOpen}, callsClose...)
+	t.bodyNext = append([]string{paramOpen, invokeClose}, t.sectionNext...)
+	t.valueEnds = []string{paramClose, paramOpen, invokeClose}
+	return t
+}
+
+var (
+	v32DSMLTags  = newV32Tags([]string{v32CallsClose, v32CallsClose1}, v32InvokeOpen, v32InvokeClose, v32ParamOpen, v32ParamClose)
+	v32PlainTags = newV32Tags([]string{"</function_calls>"}, "<invoke", "</invoke>", "<parameter", "</parameter>")
+	v32AllStarts = append(append([]string{}, v32Starts...), v32PlainStarts...)
+)
+
 func init() {
 	Register(Format{
-		Name:    deepseekV32Name,
-		Summary: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="P" string="true|false">V</｜DSML｜parameter>…</｜DSML｜invoke></｜DSML｜function_calls> (DeepSeek V3.2)`,
-		New:     func(cfg Config) Parser { return &v32Parser{schemas: cfg.Schemas} },
-		Starts:  v32Starts,
-		Claim:   v32Claim,
-		Models:  []string{"deepseek-v3.2", "deepseek-v3p2", "deepseek_v32", "deepseek-v3-2"},
+		Name:        deepseekV32Name,
+		Summary:     `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="P" string="true|false">V</｜DSML｜parameter>…</｜DSML｜invoke></｜DSML｜function_calls> (DeepSeek V3.2)`,
+		New:         func(cfg Config) Parser { return &v32Parser{schemas: cfg.Schemas} },
+		Starts:      v32Starts,
+		ModelStarts: v32PlainStarts,
+		Claim:       v32Claim,
+		Models:      []string{"deepseek-v3.2", "deepseek-v3p2", "deepseek_v32", "deepseek-v3-2"},
 	})
 }
 
@@ -63,11 +92,12 @@ type v32Parser struct {
 	markup
 	schemas  Schemas
 	st       v32State
-	calls    int    // calls recovered in the open section
-	tool     string // the open call's name
-	params   int    // parameters written for the open call
-	param    string // the open parameter's name
-	isString string // its string attribute ("" when absent)
+	tags     *v32Tags // the open section's spelling
+	calls    int      // calls recovered in the open section
+	tool     string   // the open call's name
+	params   int      // parameters written for the open call
+	param    string   // the open parameter's name
+	isString string   // its string attribute ("" when absent)
 	value    strings.Builder
 }
 
@@ -114,11 +144,11 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 	for {
 		switch p.st {
 		case v32Text:
-			at, which := IndexFirst(p.buf, v32Starts...)
+			at, which := IndexFirst(p.buf, v32AllStarts...)
 			if at < 0 {
 				keep := 0
 				if !eof {
-					keep = HeldTail(p.buf, v32Starts...)
+					keep = HeldTail(p.buf, v32AllStarts...)
 				}
 				out = AppendText(out, p.buf[:len(p.buf)-keep])
 				p.buf = p.buf[len(p.buf)-keep:]
@@ -128,17 +158,21 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 			p.buf = p.buf[at:]
 			p.raw.Reset()
 			p.calls = 0
-			m := v32Starts[which]
+			m := v32AllStarts[which]
 			p.take(len(m))
+			p.tags = v32DSMLTags
+			if which >= len(v32Starts) {
+				p.tags = v32PlainTags
+			}
 			p.st = v32Section
-			if m == v32InvokeOpen {
+			if m == p.tags.invokeOpen {
 				p.st = v32Invoke
 			}
 
 		case v32Section:
 			rest := p.buf[spaceLen(p.buf):]
-			switch m := hasPrefixAny(rest, v32InvokeOpen, v32CallsClose, v32CallsClose1); {
-			case m == v32InvokeOpen:
+			switch m := hasPrefixAny(rest, p.tags.sectionNext...); {
+			case m == p.tags.invokeOpen:
 				p.take(len(p.buf) - len(rest) + len(m))
 				p.st = v32Invoke
 				continue
@@ -150,7 +184,7 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 				p.raw.Reset()
 				p.st = v32Text
 				continue
-			case !eof && (rest == "" || partialOf(rest, v32InvokeOpen, v32CallsClose, v32CallsClose1)):
+			case !eof && (rest == "" || partialOf(rest, p.tags.sectionNext...)):
 				return out
 			}
 			// A section tag with no invoke after it is not markup; after
@@ -182,19 +216,19 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 		case v32Body:
 			rest := p.buf[spaceLen(p.buf):]
 			switch {
-			case strings.HasPrefix(rest, v32ParamOpen):
-				p.take(len(p.buf) - len(rest) + len(v32ParamOpen))
+			case strings.HasPrefix(rest, p.tags.paramOpen):
+				p.take(len(p.buf) - len(rest) + len(p.tags.paramOpen))
 				p.st = v32ParamTag
-			case strings.HasPrefix(rest, v32InvokeClose):
-				p.take(len(p.buf) - len(rest) + len(v32InvokeClose))
+			case strings.HasPrefix(rest, p.tags.invokeClose):
+				p.take(len(p.buf) - len(rest) + len(p.tags.invokeClose))
 				out = p.endCall(out)
 			case rest != "" && rest[0] == '{' && p.params == 0:
 				p.beginArgs()
 				p.params = -1 // arguments written as they come
 				p.st = v32JSON
-			case !eof && (rest == "" || partialOf(rest, v32ParamOpen, v32InvokeClose, v32CallsClose, v32CallsClose1, v32InvokeOpen)):
+			case !eof && (rest == "" || partialOf(rest, p.tags.bodyNext...)):
 				return out
-			case rest == "" || hasPrefixAny(rest, v32CallsClose, v32CallsClose1, v32InvokeOpen) != "":
+			case rest == "" || hasPrefixAny(rest, p.tags.sectionNext...) != "":
 				// The invoke's closing tag is missing: its parameters are
 				// complete all the same.
 				p.take(len(p.buf) - len(rest))
@@ -218,10 +252,10 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 			p.st = v32Value
 
 		case v32Value:
-			at, which := IndexFirst(p.buf, v32ParamClose, v32ParamOpen, v32InvokeClose)
+			at, which := IndexFirst(p.buf, p.tags.valueEnds...)
 			if at < 0 {
 				if !eof {
-					keep := HeldTail(p.buf, v32ParamClose, v32ParamOpen, v32InvokeClose)
+					keep := HeldTail(p.buf, p.tags.valueEnds...)
 					p.value.WriteString(p.take(len(p.buf) - keep))
 					return out
 				}
@@ -231,7 +265,7 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 			}
 			p.value.WriteString(p.take(at))
 			if which == 0 {
-				p.take(len(v32ParamClose))
+				p.take(len(p.tags.paramClose))
 			}
 			out = p.writeParam(out)
 			p.st = v32Body
@@ -253,9 +287,9 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 
 		case v32AfterJSON:
 			rest := p.buf[spaceLen(p.buf):]
-			if strings.HasPrefix(rest, v32InvokeClose) {
-				p.take(len(p.buf) - len(rest) + len(v32InvokeClose))
-			} else if !eof && (rest == "" || partialOf(rest, v32InvokeClose)) {
+			if strings.HasPrefix(rest, p.tags.invokeClose) {
+				p.take(len(p.buf) - len(rest) + len(p.tags.invokeClose))
+			} else if !eof && (rest == "" || partialOf(rest, p.tags.invokeClose)) {
 				return out
 			}
 			p.calls++
@@ -356,18 +390,23 @@ func v32Attrs(s string) (map[string]string, bool) {
 	}
 }
 
-// v32Claim recognizes a DSML section or invoke: an invoke tag with a name.
+// v32Claim recognizes a DSML section or invoke (or one with the ｜DSML｜
+// token stripped): an invoke tag with a name.
 func v32Claim(rest string, _ bool) Claim {
-	if m := hasPrefixAny(rest, v32CallsOpen, v32CallsOpen1); m != "" {
+	tags := v32DSMLTags
+	if hasPrefixAny(rest, v32PlainStarts...) != "" {
+		tags = v32PlainTags
+	}
+	if m := hasPrefixAny(rest, v32CallsOpen, v32CallsOpen1, v32PlainStarts[0]); m != "" {
 		rest = strings.TrimLeft(rest[len(m):], " \t\r\n")
-		if rest == "" || partialOf(rest, v32InvokeOpen) {
+		if rest == "" || partialOf(rest, tags.invokeOpen) {
 			return ClaimMore
 		}
-		if !strings.HasPrefix(rest, v32InvokeOpen) {
+		if !strings.HasPrefix(rest, tags.invokeOpen) {
 			return ClaimNo
 		}
 	}
-	attrs, _, step := v32Tag(rest[len(v32InvokeOpen):], false)
+	attrs, _, step := v32Tag(rest[len(tags.invokeOpen):], false)
 	switch {
 	case step == tagMore:
 		return ClaimMore

@@ -138,6 +138,16 @@ func TestDeepSeekV32Replies(t *testing.T) {
 			},
 		},
 		{
+			name:  "the DSML token stripped by the server",
+			input: "Sure.\n\n<function_calls>\n<invoke name=\"ls\">\n<parameter name=\"d\" string=\"true\">/tmp</parameter>\n<parameter name=\"all\" string=\"false\">true</parameter>\n</invoke>\n</function_calls>",
+			want:  Reply{Content: "Sure.\n\n", Calls: []Call{{Name: "ls", Arguments: json.RawMessage(`{"d":"/tmp","all":true}`)}}},
+		},
+		{
+			name:  "a stripped-token section does not end at a DSML-looking tag in a value",
+			input: "<function_calls><invoke name=\"w\"><parameter name=\"t\" string=\"true\">a </｜DSML｜parameter> b</parameter></invoke></function_calls>",
+			want:  Reply{Calls: []Call{{Name: "w", Arguments: json.RawMessage(`{"t":"a </｜DSML｜parameter> b"}`)}}},
+		},
+		{
 			name:  "prose mentioning the tags is text",
 			input: "Write <｜DSML｜function_calls> then <｜DSML｜invoke> tags.",
 			want:  Reply{Content: "Write <｜DSML｜function_calls> then <｜DSML｜invoke> tags."},
@@ -168,10 +178,16 @@ func TestDeepSeekV32Auto(t *testing.T) {
 		{"section", "Sure.\n\n" + dsml(invoke("ls", param("d", "true", "."))), "deepseek_v32"},
 		{"invoke without section", invoke("ls", param("d", "true", ".")), "deepseek_v32"},
 		{"prose", "The tag <｜DSML｜function_calls> opens calls; <｜DSML｜invoke> one call.", ""},
+		{"stripped token, model named", "ok <function_calls><invoke name=\"ls\"></invoke></function_calls>", "deepseek_v32"},
+		{"stripped token, other model", "ok <function_calls><invoke name=\"ls\"></invoke></function_calls>", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			events := replay(t, parserFor(t, "auto", Config{}), c.input)
-			p, _ := NewParser("auto", Config{})
+			cfg := Config{Model: "gpt-4o"}
+			if c.name != "stripped token, other model" {
+				cfg.Model = "deepseek-ai/DeepSeek-V3.2-Exp"
+			}
+			events := replay(t, parserFor(t, "auto", cfg), c.input)
+			p, _ := NewParser("auto", cfg)
 			p.Close(p.Feed(nil, c.input))
 			if got := p.(*auto).Chosen(); got != c.want {
 				t.Fatalf("auto chose %q, want %q", got, c.want)
@@ -193,5 +209,6 @@ func FuzzDeepSeekV32(f *testing.F) {
 		dsml(`<｜DSML｜invoke name="ls">{"d": 1}</｜DSML｜invoke>`),
 		"<｜DSML｜function_calls>"+`<｜DSML｜invoke name="f">`+`<｜DSML｜parameter name="a" string="true">partial`,
 		"prose <｜DSML｜invoke> here",
+		"<function_calls><invoke name=\"f\"><parameter name=\"a\" string=\"false\">[1]</parameter></invoke></function_calls>",
 	)
 }
