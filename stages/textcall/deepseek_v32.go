@@ -16,7 +16,9 @@ import "strings"
 // request's tool schema, when it lists the parameter, types the value
 // instead (TypedValue). Also read: an invoke whose body is one JSON object
 // instead of parameters, the section named tool_calls (as DeepSeek V4
-// writes it), a missing </｜DSML｜parameter> (the next tag ends the value),
+// writes it), the tags with the ｜DSML｜ token stripped by the server
+// (<function_calls>, <invoke name=…>, <parameter …>; one section keeps one
+// spelling), a missing </｜DSML｜parameter> (the next tag ends the value),
 // and missing closing tags at the end of the output.
 const (
 	v32CallsOpen    = "<｜DSML｜function_calls>"
