@@ -462,6 +462,28 @@ func (p *tcParser) member(out []Event, end int) ([]Event, bool) {
 		if p.argsSeen {
 			out = AppendArgs(out, p.args)
 		}
+	case p.key == "function" && val[0] == '{' && p.name == "" && !p.argsSeen:
+		// The Chat Completions shape: {"type": "function", "function":
+		// {"name": N, "arguments": "{…}"}}.
+		var fn struct {
+			Name       string          `json:"name"`
+			Arguments  json.RawMessage `json:"arguments"`
+			Parameters json.RawMessage `json:"parameters"`
+		}
+		if json.Unmarshal(val, &fn) != nil || strings.TrimSpace(fn.Name) == "" {
+			return p.fail(out, `"function" has no name`), false
+		}
+		args := fn.Arguments
+		if args == nil {
+			args = fn.Parameters
+		}
+		a, ok := argsFromRaw(args)
+		if !ok {
+			return p.fail(out, "the arguments are not an object"), false
+		}
+		p.name, p.args, p.argsSeen, p.begun = strings.TrimSpace(fn.Name), a, true, true
+		out = append(out, Event{Kind: CallBegin, Name: p.name})
+		out = AppendArgs(out, p.args)
 	case isArgsKey(p.key):
 		if p.argsSeen {
 			return p.fail(out, "the call has two argument objects"), false
@@ -493,6 +515,25 @@ func (p *tcParser) member(out []Event, end int) ([]Event, bool) {
 		}
 	}
 	return out, true
+}
+
+// argsFromRaw reads arguments given as a JSON value: an object, a string
+// holding one, null or nothing.
+func argsFromRaw(raw json.RawMessage) (string, bool) {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return "{}", true
+	case raw[0] == '{':
+		return string(raw), true
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return argsFromString(s)
+	}
+	return "", false
 }
 
 // argsFromString reads arguments a model wrote as a string: a JSON object

@@ -60,6 +60,11 @@ func hermesCases() []replyCase {
 			want:  Reply{Calls: []Call{fmtCall("a", `{"x":1}`), fmtCall("b", `{}`), fmtCall("c", `{}`)}},
 		},
 		{
+			name:  "the Chat Completions shape inside <tool_call>",
+			input: "<tool_call>\n{\"type\": \"function\", \"function\": {\"name\": \"shell\", \"arguments\": \"{\\\"command\\\": [\\\"ls\\\"]}\"}}\n</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
+		},
+		{
 			name:  "missing </tool_call> at the end of the output",
 			input: "Checking.\n<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"git\", \"status\"]}}\n",
 			want:  Reply{Content: "Checking.\n", Calls: []Call{fmtCall("shell", `{"command":["git","status"]}`)}},
