@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/harnessflow/harnessflow/protocol"
 )
 
 // TestSpecialTokenQuiet checks Quiet of the kimi_k2, deepseek and mistral
@@ -135,5 +137,48 @@ func TestSpecialTokenThink(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSpecialTokenStage runs replies of each format through the chat
+// response graph with chat.textcalls (auto and the format): the calls
+// become function calls (apply_patch a custom tool call), the id the
+// markup carried is the call id, and the reply ends with tool_calls.
+func TestSpecialTokenStage(t *testing.T) {
+	kinds := protocol.ToolKinds{"apply_patch": {Kind: protocol.KindCustom}}
+	patch := `{"input": "*** Begin Patch\n*** End Patch"}`
+	for _, c := range []struct {
+		format string
+		pieces []string
+		ids    [2]string
+	}{
+		{"kimi_k2", []string{"Fixing.<|tool_calls_sec", "tion_begin|><|tool_call_begin|>functions.shell:0<|tool_call_argument_begin|>{\"command\": [\"ls\"]}<|tool_call_end|>",
+			"<|tool_call_begin|>functions.apply_patch:1<|tool_call_argument_begin|>" + patch + "<|tool_call_end|><|tool_calls_section_end|>"},
+			[2]string{"functions.shell:0", "functions.apply_patch:1"}},
+		{"deepseek_v31", []string{"Fixing.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>shell<｜tool", "▁sep｜>{\"command\": [\"ls\"]}<｜tool▁call▁end｜>",
+			"<｜tool▁call▁begin｜>apply_patch<｜tool▁sep｜>" + patch + "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"},
+			[2]string{"call_chatcmpl-1_0", "call_chatcmpl-1_1"}},
+		{"mistral", []string{"Fixing.[TOOL_CALLS]shell[CALL_ID]a1B2c3D4e[AR", "GS]{\"command\": [\"ls\"]}",
+			"[TOOL_CALLS]apply_patch[ARGS]" + patch},
+			[2]string{"a1B2c3D4e", "call_chatcmpl-1_1"}},
+	} {
+		for _, format := range []string{Auto, c.format} {
+			got := runAll(t, format, kinds, sseOf(c.pieces...))
+			want := []string{
+				`{"type":"server_model","model":"m"}`,
+				`{"type":"created"}`,
+				`{"type":"output_item.added","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":""}]}}`,
+				`{"type":"output_text.delta","delta":"Fixing."}`,
+				// The first call is done when its markup ends, before the
+				// message (done at the end of the stream).
+				`{"type":"output_item.done","item":{"type":"function_call","name":"shell","arguments":"{\"command\": [\"ls\"]}","call_id":"` + c.ids[0] + `"}}`,
+				`{"type":"output_item.done","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":"Fixing."}]}}`,
+				`{"type":"output_item.done","item":{"type":"custom_tool_call","call_id":"` + c.ids[1] + `","name":"apply_patch","input":"*** Begin Patch\n*** End Patch"}}`,
+				`{"type":"completed","response_id":"chatcmpl-1","finish_reason":"tool_calls"}`,
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%s through %s (-want +got):\n%s", c.format, format, d)
+			}
+		}
 	}
 }
