@@ -654,6 +654,9 @@ func (v *validator) model(i int, f *fileModel, c *Config) *Model {
 		}
 		for _, u := range m.Upstreams {
 			err := harness.CheckRoute(u.Wire, m.Harness)
+			if we, ok := errors.AsType[*harness.WireError](err); ok {
+				we.Flag = "an upstream with wire ="
+			}
 			if err == nil {
 				_, err = harness.Resolve(u.Wire, m.Harness)
 			}

@@ -181,7 +181,7 @@ func TestParseErrors(t *testing.T) {
 			[]string{`F:7: model "qwen3-coder" is never used: the entry on line 3 ("qwen*") matches it first`}},
 		{"duplicate upstream table", base + "[upstreams.local]\nbase_url = \"http://h\"\n", []string{`F:8: upstreams.local: table local already exists`}},
 		{"unknown harness", base + "harness = \"claude-cod\"\n", []string{`F:8: model "m": unknown harness "claude-cod"`}},
-		{"harness on a wire it does not shape", base + "harness = \"zcode\"\n", []string{`F:8: model "m": upstream "local" (wire chat): harness "zcode" does not shape chat requests`}},
+		{"harness on a wire it does not shape", base + "harness = \"zcode\"\n", []string{`F:8: model "m": upstream "local" (wire chat): harness "zcode" does not shape chat requests (it shapes messages); use an upstream with wire = messages`}},
 		{"harness the wire refuses", "[upstreams.a]\nbase_url = \"http://h\"\nwire = \"messages\"\n[[models]]\nname = \"m\"\nupstreams = [\"a\"]\nharness = \"kimi-cli\"\n",
 			[]string{`F:7: model "m": upstream "a" (wire messages): wire_api = "messages" is not supported by harness = "kimi-cli"`}},
 		{"messages upstream without a harness", "[upstreams.a]\nbase_url = \"http://h\"\nwire = \"messages\"\n[[models]]\nname = \"m\"\nupstreams = [\"a\"]\n",
