@@ -15,7 +15,9 @@ import (
 // <|python_tag|> or a call), has no keys but name, parameters (or
 // arguments) and type, and — when the request lists its tools — names one
 // of them. Anything else is given back as the text it was. White space and
-// ';' between and after calls are layout and dropped.
+// ';' between and after calls are layout and dropped. Auto looks for a
+// bare '{' only when the model name is a Llama's; <|python_tag|> it looks
+// for always.
 
 // Markers of llama3_json.
 const (
@@ -27,9 +29,12 @@ func init() {
 		Name:    "llama3_json",
 		Summary: `{"name": N, "parameters": {…}} at the start of the reply, optional <|python_tag|>, several separated by ';' (Llama 3.x)`,
 		New:     func(cfg Config) Parser { return &llamaParser{cfg: cfg} },
-		Starts:  []string{llTag, "{"},
-		Claim:   claimLlama,
-		Models:  []string{"llama"},
+		Starts:  []string{llTag},
+		// A bare '{' is looked for only when the model is a Llama: for
+		// every other model a reply that starts with JSON is JSON.
+		ModelStarts: []string{"{"},
+		Claim:       claimLlama,
+		Models:      []string{"llama"},
 	})
 }
 

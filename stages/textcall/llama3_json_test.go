@@ -147,12 +147,13 @@ func TestAutoPicksFmtA(t *testing.T) {
 		{"hermes", "Ok.\n<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>", "", "hermes", 1},
 		{"qwen3_coder", "<tool_call>\n<function=a>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call>", "", "qwen3_coder", 1},
 		{"qwen3_coder without <tool_call>", "Ok.\n<function=a>\n<parameter=x>\n1\n</parameter>\n</function>", "", "qwen3_coder", 1},
-		{"llama3_json", " {\"name\": \"a\", \"parameters\": {}}", "", "llama3_json", 1},
+		{"llama3_json", " {\"name\": \"a\", \"parameters\": {}}", "Llama-3.3-70B-Instruct", "llama3_json", 1},
+		{"bare JSON from a model that is no Llama", "{\"name\": \"a\", \"parameters\": {}}", "qwen2.5-7b", "", 0},
 		{"llama3_json with its tag", "<|python_tag|>{\"name\": \"a\", \"parameters\": {}}", "", "llama3_json", 1},
 		{"hermes for a Llama model", "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>", "llama-3.3-70b", "hermes", 1},
 		{"prose naming <tool_call>", "Put the JSON in a <tool_call> tag, then a <function=name> tag.", "", "", 0},
-		{"prose with JSON after text", "The call is {\"name\": \"a\", \"parameters\": {}}.", "", "", 0},
-		{"a reply that is other JSON", "{\"title\": \"x\", \"tags\": [\"a\"]}", "", "", 0},
+		{"prose with JSON after text", "The call is {\"name\": \"a\", \"parameters\": {}}.", "llama-3.1-8b", "", 0},
+		{"a reply that is other JSON", "{\"title\": \"x\", \"tags\": [\"a\"]}", "llama3.1", "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			newParser := parserFor(t, "auto", Config{Model: c.model})
