@@ -253,16 +253,37 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 			if title != nil {
 				s.TitleRequest = title
 			}
+			if !fork(env) {
+				s.Headers = Headers(env.ConversationKey)
+			}
 			return nil
-		}), pipeline.Describe("the title request, on a conversation's first turn")),
+		}), pipeline.Describe("the title request, on a conversation's first turn; opencode's headers")),
 		request.ProviderNode(opts),
 		request.ChatEncodeNode(request.ChatStyle{}),
 	)
 }
 
+// UserAgent is the user agent opencode 1.18.33 sends (an identity string).
+const UserAgent = "opencode/1.18.33 ai-sdk/provider-utils/4.0.23 runtime/bun/1.3.14"
+
+// Headers are the headers of opencode's requests (main and title): its
+// user agent and, when the conversation has a key, that key as
+// x-session-id and x-session-affinity (opencode sends its session id in
+// both).
+func Headers(conversation string) map[string]string {
+	h := map[string]string{"User-Agent": UserAgent}
+	if conversation != "" {
+		h["x-session-id"] = conversation
+		h["x-session-affinity"] = conversation
+	}
+	return h
+}
+
 // VariantFork is the variant that keeps the fork's request where it
 // differs from opencode 1.18's: "temperature":1 on the main and title
-// requests.
+// requests, the webfetch tool, bash's description parameter, the fixed
+// deepseek model line, the one-digit day and the file:// skill location,
+// and no headers of opencode's own.
 const VariantFork = "fork"
 
 func fork(env *harness.Env) bool { return env.Model.Variant(harness.NameOpenCode) == VariantFork }
@@ -284,6 +305,12 @@ type EnvData struct {
 	Date string
 	// Skills says the skills block is shown (not for the search agent).
 	Skills bool
+	// ModelName and ModelID name the model as the system prompt states
+	// it: the request's model (the variant fork: the fork's fixed
+	// deepseek-chat and deepseek/MODEL).
+	ModelName, ModelID string
+	// SkillLocation is the location of the built-in skill.
+	SkillLocation string
 }
 
 // SystemPrompt renders the system message of a turn.
@@ -341,8 +368,18 @@ func envData(env *harness.Env, agent Agent) EnvData {
 	if d, err := time.Parse(time.DateOnly, ws.Date); err == nil {
 		day = d
 	}
-	return EnvData{Model: env.Request.Model, Cwd: cwd, Root: root, Platform: platform,
-		Date: day.Format("Mon Jan 2 2006"), Skills: agent != AgentSearch}
+	// opencode 1.18 writes the date as JavaScript's toDateString does (a
+	// two-digit day), names the request's model and the built-in skill's
+	// location as "<built-in>", escaped.
+	d := EnvData{Model: env.Request.Model, Cwd: cwd, Root: root, Platform: platform,
+		Date: day.Format("Mon Jan 02 2006"), Skills: agent != AgentSearch,
+		ModelName: env.Request.Model, ModelID: env.Request.Model, SkillLocation: "&lt;built-in&gt;"}
+	if fork(env) {
+		d.Date = day.Format("Mon Jan 2 2006")
+		d.ModelName, d.ModelID = "deepseek-chat", "deepseek/"+env.Request.Model
+		d.SkillLocation = "file://" + cwd + "/%3Cbuilt-in%3E"
+	}
+	return d
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -21,6 +21,10 @@ var searchTools = []string{"bash", "glob", "grep", "read", "webfetch"}
 // taskDropped are the tools the task agent drops.
 var taskDropped = []string{"task", "todowrite"}
 
+// forkOnly are the tools only the variant fork sends (opencode 1.18 has no
+// webfetch tool by default).
+var forkOnly = []string{"webfetch"}
+
 // IsTool reports whether name is one of opencode's tools.
 func IsTool(name string) bool { return slices.Contains(ToolNames, name) }
 
@@ -82,6 +86,16 @@ var schemas = map[string]string{
 		`"required":["content","filePath"]}`,
 }
 
+// todaySchemas are the schemas where opencode 1.18 differs from the fork:
+// bash takes no description and its timeout also has a minimum.
+var todaySchemas = map[string]string{
+	"bash": `{"type":"object","properties":{` +
+		`"command":{"type":"string","description":"The shell command to run"},` +
+		`"timeout":{"minimum":-9007199254740991,"exclusiveMinimum":0,"type":"integer","maximum":9007199254740991,"description":"Timeout in milliseconds (optional)"},` +
+		`"workdir":{"type":"string","description":"Directory to run the command in; defaults to the working directory. Use it instead of cd"}},` +
+		`"required":["command"]}`,
+}
+
 // ToolData is what the tool_*.tmpl descriptions are rendered with.
 type ToolData struct {
 	// OS is the client's operating system ("linux", "darwin", …).
@@ -91,7 +105,9 @@ type ToolData struct {
 }
 
 // Tools returns the tool set of the agent: names and schemas as opencode
-// has them, each schema with "$schema", descriptions from tool_NAME.tmpl.
+// 1.18 has them (the fork's — with webfetch, and bash's description — in
+// the variant fork), each schema with "$schema", descriptions from
+// tool_NAME.tmpl.
 func Tools(env *harness.Env, agent Agent) ([]request.Tool, error) {
 	data := ToolData{OS: strings.ToLower(env.Workspace.OS), Shell: env.Workspace.Shell}
 	if data.OS == "" {
@@ -101,8 +117,11 @@ func Tools(env *harness.Env, agent Agent) ([]request.Tool, error) {
 		data.Shell = "bash"
 	}
 	var out []request.Tool
+	forked := fork(env)
 	for _, name := range ToolNames {
 		switch {
+		case !forked && slices.Contains(forkOnly, name):
+			continue
 		case agent == AgentSearch && !slices.Contains(searchTools, name):
 			continue
 		case agent == AgentTask && slices.Contains(taskDropped, name):
@@ -112,8 +131,12 @@ func Tools(env *harness.Env, agent Agent) ([]request.Tool, error) {
 		if err != nil {
 			return nil, err
 		}
+		schema := schemas[name]
+		if t, ok := todaySchemas[name]; ok && !forked {
+			schema = t
+		}
 		out = append(out, request.Tool{Name: name, Description: strings.TrimRight(desc, "\n"),
-			Parameters: withSchema(schemas[name])})
+			Parameters: withSchema(schema)})
 	}
 	return out, nil
 }
