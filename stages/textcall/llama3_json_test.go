@@ -2,6 +2,7 @@ package textcall
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -206,5 +207,35 @@ func TestFmtAQuiet(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkFmtAPlainText measures the hermes, qwen3_coder and llama3_json
+// parsers on a reply with no markup (prose and code with '<' and '{'), fed
+// in deltas of about 16 bytes as a server streams them.
+func BenchmarkFmtAPlainText(b *testing.B) {
+	text := strings.Repeat("The loop runs while i < n; it calls f(x) and returns {a: 1} when done.\n", 40)
+	var deltas []string
+	for s := text; s != ""; {
+		n := min(16, len(s))
+		deltas = append(deltas, s[:n])
+		s = s[n:]
+	}
+	for _, format := range []string{"hermes", "qwen3_coder", "llama3_json"} {
+		b.Run(format, func(b *testing.B) {
+			var out []Event
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				p, _ := NewParser(format, Config{})
+				for _, d := range deltas {
+					if p.Quiet(d) {
+						continue
+					}
+					out = p.Feed(out[:0], d)
+				}
+				out = p.Close(out[:0])
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(deltas)), "ns/delta")
+		})
 	}
 }
