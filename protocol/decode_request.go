@@ -14,7 +14,8 @@ import (
 // accepts the shorthand forms of the Responses API that SDK clients send
 // and Codex never does: "input" as one string (a user message), a message
 // item without "type", and a message content given as one string. A JSON
-// syntax error names its line, column and byte offset.
+// syntax error names its line, column and byte offset; a body that is JSON
+// but not a request is a [*RequestError] naming the JSON path at fault.
 func DecodeRequest(data []byte) (*ResponsesRequest, error) {
 	var sc jsonx.Scanner
 	sc.Reset(data)
@@ -36,12 +37,12 @@ func DecodeRequest(data []byte) (*ResponsesRequest, error) {
 	if hasShorthand(&sc, data) {
 		var err error
 		if raw, err = normalizeInput(raw); err != nil {
-			return nil, err
+			return nil, describeRequestError(err)
 		}
 	}
 	req := new(ResponsesRequest)
 	if err := req.UnmarshalJSON(raw); err != nil {
-		return nil, err
+		return nil, describeRequestError(err) // a *RequestError: the JSON path and what is wrong there
 	}
 	return req, nil
 }

@@ -47,6 +47,8 @@ func TestErrorReasonsLogged(t *testing.T) {
 		reason     string // a part of the logged reason
 	}{
 		{"not JSON", harness.WireChat, scripted.New(nil), http.MethodPost, "/v1/responses", `{bad`, 400, `reason="invalid Responses request: `},
+		{"content a number", harness.WireChat, scripted.New(nil), http.MethodPost, "/v1/responses", `{"model":"m","input":[{"type":"message","role":"user","content":3}]}`, 400,
+			`reason="invalid Responses request: input[0].content: want an array or a string, got a number"`},
 		{"no model", harness.WireChat, scripted.New(nil), http.MethodPost, "/v1/responses", `{"input":"hi"}`, 400, `reason="`},
 		{"unknown harness", harness.WireChat, scripted.New(nil), http.MethodPost, "/h/nosuch/v1/responses", codexRequest(userMsg, false), 404, `reason="unknown harness \"nosuch\"`},
 		{"route on messages", harness.WireMessages, scripted.New(nil), http.MethodPost, "/h/minimal/v1/responses", codexRequest(userMsg, false), 400, `is not supported by harness = \"minimal\" — harnessflow: `},
