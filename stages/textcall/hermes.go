@@ -102,10 +102,10 @@ type tcParser struct {
 
 	// XML body.
 	params   int      // parameters given
-	jsonArgs bool     // the function's body was a JSON object
 	seen     []string // their names
 	pname    string   // the parameter being read
 	scan     int      // offset in in from which the value's end is searched
+	jsonArgs bool     // the function's body was a JSON object
 }
 
 func newTCParser(format string, cfg Config, bare bool) *tcParser {
@@ -115,8 +115,8 @@ func newTCParser(format string, cfg Config, bare bool) *tcParser {
 // FormatName returns the format's name.
 func (p *tcParser) FormatName() string { return p.format }
 
-// view returns b as a string without copying; it must not be retained.
-func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+// tcView returns b as a string without copying; it must not be retained.
+func tcView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Quiet reports whether s is text with nothing held and no '<'.
 func (p *tcParser) Quiet(s string) bool {
@@ -198,7 +198,7 @@ func (p *tcParser) take(n int) {
 // takeSpace moves leading white space of the input to the markup.
 func (p *tcParser) takeSpace() {
 	n := 0
-	for n < len(p.in) && isJSONSpace(p.in[n]) {
+	for n < len(p.in) && jwIsSpace(p.in[n]) {
 		n++
 	}
 	p.take(n)
@@ -231,9 +231,9 @@ func (p *tcParser) end(out []Event) []Event {
 	return out
 }
 
-// startsWith reports whether b starts with m, and whether b is a proper
+// tcStarts reports whether b starts with m, and whether b is a proper
 // prefix of m (more input could still make it start with m).
-func startsWith(b []byte, m string) (yes, maybe bool) {
+func tcStarts(b []byte, m string) (yes, maybe bool) {
 	if len(b) >= len(m) {
 		return string(b[:len(m)]) == m, false
 	}
@@ -258,7 +258,7 @@ func (p *tcParser) step(out []Event, final bool) ([]Event, bool) {
 			p.st = tcJSON
 			return out, true
 		}
-		yes, maybe := startsWith(p.in, tcFuncOpen)
+		yes, maybe := tcStarts(p.in, tcFuncOpen)
 		switch {
 		case yes:
 			p.take(len(tcFuncOpen))
@@ -289,7 +289,7 @@ func (p *tcParser) step(out []Event, final bool) ([]Event, bool) {
 // stepText gives back text up to the next block; it holds only a tail that
 // could still start one.
 func (p *tcParser) stepText(out []Event, final bool) ([]Event, bool) {
-	v := view(p.in)
+	v := tcView(p.in)
 	var at, which int
 	if p.bare {
 		at, which = IndexFirst(v, tcOpenTag, tcFuncOpen)
@@ -317,7 +317,7 @@ func (p *tcParser) stepText(out []Event, final bool) ([]Event, bool) {
 		p.st, p.inBlock = tcOpen, true
 		return out, true
 	}
-	switch bareFunction(view(p.in), final) {
+	switch tcBareFunction(tcView(p.in), final) {
 	case ClaimYes:
 		p.raw = append(p.raw[:0], tcFuncOpen...)
 		p.in = p.in[len(tcFuncOpen):]
@@ -336,7 +336,7 @@ func (p *tcParser) stepText(out []Event, final bool) ([]Event, bool) {
 // the call's block, another function of the same block.
 func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 	n := 0
-	for n < len(p.in) && isJSONSpace(p.in[n]) {
+	for n < len(p.in) && jwIsSpace(p.in[n]) {
 		n++
 	}
 	p.gap = append(p.gap, p.in[:n]...)
@@ -350,7 +350,7 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 	}
 	var pending bool
 	if p.closeWanted {
-		yes, maybe := startsWith(p.in, tcCloseTag)
+		yes, maybe := tcStarts(p.in, tcCloseTag)
 		if yes {
 			p.in = p.in[len(tcCloseTag):]
 			p.gap = p.gap[:0]
@@ -360,7 +360,7 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 		pending = pending || maybe
 	}
 	if p.inBlock {
-		yes, maybe := startsWith(p.in, tcFuncOpen)
+		yes, maybe := tcStarts(p.in, tcFuncOpen)
 		if yes {
 			p.gap = p.gap[:0]
 			p.raw = append(p.raw[:0], tcFuncOpen...)
@@ -370,12 +370,12 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 		}
 		pending = pending || maybe
 	}
-	block, maybe := startsWith(p.in, tcOpenTag)
+	block, maybe := tcStarts(p.in, tcOpenTag)
 	pending = pending || maybe
 	if p.bare && !block {
-		yes, maybe := startsWith(p.in, tcFuncOpen)
-		block = yes && bareFunction(view(p.in), final) == ClaimYes
-		pending = pending || maybe || (yes && bareFunction(view(p.in), final) == ClaimMore)
+		yes, maybe := tcStarts(p.in, tcFuncOpen)
+		block = yes && tcBareFunction(tcView(p.in), final) == ClaimYes
+		pending = pending || maybe || (yes && tcBareFunction(tcView(p.in), final) == ClaimMore)
 	}
 	if pending && !final {
 		return out, false
@@ -414,7 +414,7 @@ func (p *tcParser) stepJSON(out []Event, final bool) ([]Event, bool) {
 			}
 		case f&jwBegin != 0 && d0 == 1:
 			p.valStart = pos
-			if c == '{' && isArgsKey(p.key) && p.name != "" && !p.argsSeen {
+			if c == '{' && tcIsArgsKey(p.key) && p.name != "" && !p.argsSeen {
 				p.streaming, p.argsFrom = true, pos
 			}
 		case f&jwEnd != 0 && p.w.Depth() == 1:
@@ -444,7 +444,8 @@ func (p *tcParser) stepJSON(out []Event, final bool) ([]Event, bool) {
 	return out, false
 }
 
-func isArgsKey(k string) bool { return k == "arguments" || k == "parameters" }
+// tcIsArgsKey reports whether k is the key of a call's arguments.
+func tcIsArgsKey(k string) bool { return k == "arguments" || k == "parameters" }
 
 // member handles the value raw[valStart:end] of the top-level key p.key;
 // ok is false when it failed the call.
@@ -477,14 +478,14 @@ func (p *tcParser) member(out []Event, end int) ([]Event, bool) {
 		if args == nil {
 			args = fn.Parameters
 		}
-		a, ok := argsFromRaw(args)
+		a, ok := tcArgsFromRaw(args)
 		if !ok {
 			return p.fail(out, "the arguments are not an object"), false
 		}
 		p.name, p.args, p.argsSeen, p.begun = strings.TrimSpace(fn.Name), a, true, true
 		out = append(out, Event{Kind: CallBegin, Name: p.name})
 		out = AppendArgs(out, p.args)
-	case isArgsKey(p.key):
+	case tcIsArgsKey(p.key):
 		if p.argsSeen {
 			return p.fail(out, "the call has two argument objects"), false
 		}
@@ -502,7 +503,7 @@ func (p *tcParser) member(out []Event, end int) ([]Event, bool) {
 		case '"':
 			var s string
 			_ = json.Unmarshal(val, &s) // validated by the walker
-			args, ok := argsFromString(s)
+			args, ok := tcArgsFromString(s)
 			if !ok {
 				return p.fail(out, "the arguments string is not a JSON object"), false
 			}
@@ -517,9 +518,9 @@ func (p *tcParser) member(out []Event, end int) ([]Event, bool) {
 	return out, true
 }
 
-// argsFromRaw reads arguments given as a JSON value: an object, a string
+// tcArgsFromRaw reads arguments given as a JSON value: an object, a string
 // holding one, null or nothing.
-func argsFromRaw(raw json.RawMessage) (string, bool) {
+func tcArgsFromRaw(raw json.RawMessage) (string, bool) {
 	raw = json.RawMessage(strings.TrimSpace(string(raw)))
 	switch {
 	case len(raw) == 0 || string(raw) == "null":
@@ -531,14 +532,14 @@ func argsFromRaw(raw json.RawMessage) (string, bool) {
 		if json.Unmarshal(raw, &s) != nil {
 			return "", false
 		}
-		return argsFromString(s)
+		return tcArgsFromString(s)
 	}
 	return "", false
 }
 
-// argsFromString reads arguments a model wrote as a string: a JSON object
+// tcArgsFromString reads arguments a model wrote as a string: a JSON object
 // (or a Python dict), or nothing.
-func argsFromString(s string) (string, bool) {
+func tcArgsFromString(s string) (string, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "{}", true
@@ -550,10 +551,10 @@ func argsFromString(s string) (string, bool) {
 	return js, true
 }
 
-// bareFunction reports whether s, which starts with <function=, is the
+// tcBareFunction reports whether s, which starts with <function=, is the
 // start of a call: a name, '>', white space, then <parameter= or
 // </function>. With final, what cannot be told is no.
-func bareFunction(s string, final bool) Claim {
+func tcBareFunction(s string, final bool) Claim {
 	more := ClaimMore
 	if final {
 		more = ClaimNo
@@ -561,12 +562,12 @@ func bareFunction(s string, final bool) Claim {
 	rest := s[len(tcFuncOpen):]
 	gt := strings.IndexByte(rest, '>')
 	if gt < 0 {
-		if len(rest) > tcMaxName || !validName(rest, true) {
+		if len(rest) > tcMaxName || !tcValidName(rest, true) {
 			return ClaimNo
 		}
 		return more
 	}
-	if !validName(rest[:gt], false) {
+	if !tcValidName(rest[:gt], false) {
 		return ClaimNo
 	}
 	body := strings.TrimLeft(rest[gt+1:], " \t\r\n")
@@ -584,9 +585,9 @@ func bareFunction(s string, final bool) Claim {
 	return ClaimNo
 }
 
-// validName reports whether s can be a function or parameter name (partial:
+// tcValidName reports whether s can be a function or parameter name (partial:
 // s may be the start of one, possibly empty).
-func validName(s string, partial bool) bool {
+func tcValidName(s string, partial bool) bool {
 	if (s == "" && !partial) || len(s) > tcMaxName {
 		return false
 	}

@@ -69,7 +69,7 @@ func (w *jsWalker) Done() bool { return w.state == jwDone }
 // Failed reports whether a byte broke the JSON.
 func (w *jsWalker) Failed() bool { return w.failed }
 
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func jwIsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // afterValue moves to what follows a complete value.
 func (w *jsWalker) afterValue() {
@@ -102,7 +102,7 @@ func (w *jsWalker) Step(c byte) int {
 	}
 	switch w.state {
 	case jwValue, jwValueOrClose:
-		if isJSONSpace(c) {
+		if jwIsSpace(c) {
 			return flags
 		}
 		if c == ']' && w.state == jwValueOrClose {
@@ -112,7 +112,7 @@ func (w *jsWalker) Step(c byte) int {
 		}
 		return flags | w.begin(c)
 	case jwKeyOrClose, jwKey:
-		if isJSONSpace(c) {
+		if jwIsSpace(c) {
 			return flags
 		}
 		if c == '}' && w.state == jwKeyOrClose {
@@ -126,7 +126,7 @@ func (w *jsWalker) Step(c byte) int {
 		w.state, w.inKey = jwString, true
 		return flags | jwKeyBegin
 	case jwColon:
-		if isJSONSpace(c) {
+		if jwIsSpace(c) {
 			return flags
 		}
 		if c != ':' {
@@ -135,7 +135,7 @@ func (w *jsWalker) Step(c byte) int {
 		w.state = jwValue
 		return flags
 	case jwAfter:
-		if isJSONSpace(c) {
+		if jwIsSpace(c) {
 			return flags
 		}
 		top := w.stack[len(w.stack)-1]
@@ -179,7 +179,7 @@ func (w *jsWalker) Step(c byte) int {
 		}
 		return flags
 	case jwHex:
-		if !isHexDigit(c) {
+		if !jwIsHex(c) {
 			return w.fail()
 		}
 		if w.hex--; w.hex == 0 {
@@ -196,7 +196,7 @@ func (w *jsWalker) Step(c byte) int {
 		}
 		return flags
 	case jwDone:
-		if isJSONSpace(c) {
+		if jwIsSpace(c) {
 			return flags
 		}
 		return w.fail()
@@ -293,6 +293,6 @@ func (w *jsWalker) fail() int {
 	return jwErr
 }
 
-func isHexDigit(c byte) bool {
+func jwIsHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }

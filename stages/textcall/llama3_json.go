@@ -69,7 +69,7 @@ func claimLlama(rest string, atStart bool) Claim {
 
 // llamaKey reports whether k is a key a Llama call object has.
 func llamaKey(k string) bool {
-	return k == "name" || k == "type" || isArgsKey(k)
+	return k == "name" || k == "type" || tcIsArgsKey(k)
 }
 
 // llState is where a llamaParser is in the reply.
@@ -166,7 +166,7 @@ func (p *llamaParser) flushArgs(out []Event) []Event {
 // the gap.
 func (p *llamaParser) space(semi bool) {
 	n := 0
-	for n < len(p.in) && (isJSONSpace(p.in[n]) || (semi && p.in[n] == ';')) {
+	for n < len(p.in) && (jwIsSpace(p.in[n]) || (semi && p.in[n] == ';')) {
 		n++
 	}
 	p.gap = append(p.gap, p.in[:n]...)
@@ -197,7 +197,7 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 			p.startCall(false)
 			return out, true
 		}
-		yes, maybe := startsWith(p.in, llTag)
+		yes, maybe := tcStarts(p.in, llTag)
 		switch {
 		case yes:
 			p.raw = append(p.raw[:0], llTag...)
@@ -211,7 +211,7 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 		p.gap, p.st = p.gap[:0], llProse
 		return out, true
 	case llProse:
-		v := view(p.in)
+		v := tcView(p.in)
 		at := strings.Index(v, llTag)
 		if at < 0 {
 			keep := 0
@@ -229,7 +229,7 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 		return out, true
 	case llAfterTag:
 		n := 0
-		for n < len(p.in) && isJSONSpace(p.in[n]) {
+		for n < len(p.in) && jwIsSpace(p.in[n]) {
 			n++
 		}
 		p.raw = append(p.raw, p.in[:n]...)
@@ -298,7 +298,7 @@ func (p *llamaParser) stepCall(out []Event, final bool) ([]Event, bool) {
 			}
 		case f&jwBegin != 0 && d0 == 1:
 			p.valStart = pos
-			if c == '{' && isArgsKey(p.key) && !p.argsSeen {
+			if c == '{' && tcIsArgsKey(p.key) && !p.argsSeen {
 				p.argsOpen = true
 				out = p.begin(out)
 			}
@@ -360,7 +360,7 @@ func (p *llamaParser) member(out []Event, end int) ([]Event, bool) {
 		}
 		p.name = name
 		out = p.begin(out)
-	case isArgsKey(p.key):
+	case tcIsArgsKey(p.key):
 		if p.argsSeen {
 			return p.notCall(out, "the call has two argument objects"), false
 		}
@@ -379,7 +379,7 @@ func (p *llamaParser) member(out []Event, end int) ([]Event, bool) {
 		case '"':
 			var s string
 			_ = json.Unmarshal(val, &s) // validated by the walker
-			args, ok := argsFromString(s)
+			args, ok := tcArgsFromString(s)
 			if !ok {
 				return p.notCall(out, "the arguments string is not a JSON object"), false
 			}

@@ -41,7 +41,7 @@ func init() {
 // and a <function= that starts a call by itself.
 func claimQwen3Coder(rest string, _ bool) Claim {
 	if strings.HasPrefix(rest, tcFuncOpen) {
-		return bareFunction(rest, false)
+		return tcBareFunction(rest, false)
 	}
 	body := strings.TrimLeft(rest[len(tcOpenTag):], " \t\r\n")
 	switch {
@@ -55,15 +55,15 @@ func claimQwen3Coder(rest string, _ bool) Claim {
 
 // stepFuncName reads the function name up to '>' and begins the call.
 func (p *tcParser) stepFuncName(out []Event, final bool) ([]Event, bool) {
-	v := view(p.in)
+	v := tcView(p.in)
 	gt := strings.IndexByte(v, '>')
 	if gt < 0 {
-		if final || !validName(v, true) {
+		if final || !tcValidName(v, true) {
 			return p.fail(out, "<function= without a valid name"), true
 		}
 		return out, false
 	}
-	if !validName(v[:gt], false) {
+	if !tcValidName(v[:gt], false) {
 		return p.fail(out, "<function= without a valid name"), true
 	}
 	p.name = v[:gt]
@@ -104,7 +104,7 @@ func (p *tcParser) stepFuncBody(out []Event, final bool) ([]Event, bool) {
 	if p.params > 0 || p.jsonArgs {
 		// A new block after a complete body: the model left out the
 		// closers.
-		yes, maybe := startsWith(p.in, tcOpenTag)
+		yes, maybe := tcStarts(p.in, tcOpenTag)
 		if yes {
 			out = p.closeCall(out)
 			p.inBlock, p.closeWanted = false, false
@@ -113,7 +113,7 @@ func (p *tcParser) stepFuncBody(out []Event, final bool) ([]Event, bool) {
 		pending = maybe
 	}
 	for _, m := range [...]string{tcParamOpen, tcFuncClose, tcCloseTag} {
-		yes, maybe := startsWith(p.in, m)
+		yes, maybe := tcStarts(p.in, m)
 		if yes {
 			p.take(len(m))
 			switch m {
@@ -155,15 +155,15 @@ func (p *tcParser) stepFuncBody(out []Event, final bool) ([]Event, bool) {
 
 // stepParamName reads a parameter name up to '>'.
 func (p *tcParser) stepParamName(out []Event, final bool) ([]Event, bool) {
-	v := view(p.in)
+	v := tcView(p.in)
 	gt := strings.IndexByte(v, '>')
 	if gt < 0 {
-		if final || !validName(v, true) {
+		if final || !tcValidName(v, true) {
 			return p.fail(out, "<parameter= without a valid name"), true
 		}
 		return out, false
 	}
-	if !validName(v[:gt], false) {
+	if !tcValidName(v[:gt], false) {
 		return p.fail(out, "<parameter= without a valid name"), true
 	}
 	p.pname = strings.Clone(v[:gt])
@@ -178,7 +178,7 @@ var tcValueEnds = []string{tcParamEnd, "\n" + tcParamOpen, tcFuncClose, tcCloseT
 
 // stepValue finds the end of the parameter value and gives the parameter.
 func (p *tcParser) stepValue(out []Event, final bool) ([]Event, bool) {
-	v := view(p.in)
+	v := tcView(p.in)
 	for {
 		at, which := IndexFirst(v[p.scan:], tcValueEnds...)
 		if at < 0 {
@@ -241,7 +241,7 @@ func (p *tcParser) valueEnd(v string, at, which int, final bool) (end, take int,
 		rest := v[at+1+len(tcParamOpen):]
 		gt := strings.IndexByte(rest, '>')
 		if gt < 0 {
-			if !final && len(rest) <= tcMaxName && validName(rest, true) {
+			if !final && len(rest) <= tcMaxName && tcValidName(rest, true) {
 				return 0, 0, false
 			}
 			return -1, 0, true
@@ -281,7 +281,7 @@ func (p *tcParser) valueEnd(v string, at, which int, final bool) (end, take int,
 // given yet in this call and, when the request's schema lists the tool's
 // parameters, one of them.
 func (p *tcParser) implicitEnd(name string) bool {
-	if !validName(name, false) || name == p.pname {
+	if !tcValidName(name, false) || name == p.pname {
 		return false
 	}
 	for _, s := range p.seen {
