@@ -32,7 +32,7 @@ func init() {
 	Register(Format{
 		Name:    "kimi_k2",
 		Summary: "<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json}<|tool_call_end|>…<|tool_calls_section_end|> (Kimi K2)",
-		New:     func(Config) Parser { return &kimiParser{} },
+		New:     func(cfg Config) Parser { return &kimiParser{schemas: cfg.Schemas} },
 		Starts:  kimiStarts,
 		Claim:   kimiClaim,
 		Models:  []string{"kimi"},
@@ -52,8 +52,9 @@ const (
 // kimiParser parses the kimi_k2 format.
 type kimiParser struct {
 	markup
-	st    kimiState
-	calls int // calls recovered in the open section
+	schemas Schemas
+	st      kimiState
+	calls   int // calls recovered in the open section
 }
 
 // FormatName returns "kimi_k2".
@@ -161,7 +162,7 @@ func (p *kimiParser) run(out []Event, eof bool) []Event {
 			}
 			id := strings.TrimSpace(region)
 			p.take(j + len(kimiArgBegin))
-			out = append(out, Event{Kind: CallBegin, Name: kimiName(id), ID: id})
+			out = append(out, Event{Kind: CallBegin, Name: kimiName(id, p.schemas), ID: id})
 			p.beginArgs()
 			p.st = kimiArgs
 
@@ -228,12 +229,26 @@ func kimiIDText(s string) bool {
 	return true
 }
 
-// kimiName returns the tool name a call id carries: functions.NAME:IDX,
-// NAME:IDX, or the id itself without the "functions." prefix.
-func kimiName(id string) string {
+// kimiName returns the tool name a call id carries: functions.NAME:IDX or
+// NAME:IDX; an id without a colon is read as functions_NAME_IDX, NAME_IDX
+// or NAME, the first of these whose name the request's tools have (the id
+// itself, less a "functions." prefix, when they have none of them).
+func kimiName(id string, tools Schemas) string {
 	name := strings.TrimPrefix(id, "functions.")
 	if i := strings.LastIndexByte(name, ':'); i > 0 {
-		name = name[:i]
+		return name[:i]
+	}
+	if tools == nil || tools.Has(name) {
+		return name
+	}
+	bare := name
+	if i := strings.LastIndexByte(bare, '_'); i > 0 && i < len(bare)-1 && strings.Trim(bare[i+1:], "0123456789") == "" {
+		bare = bare[:i]
+	}
+	for _, c := range []string{bare, strings.TrimPrefix(bare, "functions_"), strings.TrimPrefix(name, "functions_")} {
+		if tools.Has(c) {
+			return c
+		}
 	}
 	return name
 }

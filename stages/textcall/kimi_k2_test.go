@@ -45,6 +45,20 @@ func TestKimiK2Replies(t *testing.T) {
 			want:  Reply{Calls: []Call{{Name: "call_abc123", ID: "call_abc123", Arguments: json.RawMessage(`{"x":true}`)}}},
 		},
 		{
+			name:  "underscore id shapes read by the request's tools",
+			tools: `[{"type":"function","function":{"name":"read_file","parameters":{}}},{"type":"function","function":{"name":"ls_2","parameters":{}}}]`,
+			input: "<|tool_calls_section_begin|><|tool_call_begin|>functions_read_file_0<|tool_call_argument_begin|>{}<|tool_call_end|>" +
+				"<|tool_call_begin|>read_file_1<|tool_call_argument_begin|>{}<|tool_call_end|>" +
+				"<|tool_call_begin|>ls_2<|tool_call_argument_begin|>{}<|tool_call_end|>" +
+				"<|tool_call_begin|>other_3<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
+			want: Reply{Calls: []Call{
+				{Name: "read_file", ID: "functions_read_file_0", Arguments: json.RawMessage(`{}`)},
+				{Name: "read_file", ID: "read_file_1", Arguments: json.RawMessage(`{}`)},
+				{Name: "ls_2", ID: "ls_2", Arguments: json.RawMessage(`{}`)},
+				{Name: "other_3", ID: "other_3", Arguments: json.RawMessage(`{}`)},
+			}},
+		},
+		{
 			name:  "call without its section",
 			input: "ok <|tool_call_begin|>functions.ls:0<|tool_call_argument_begin|>{\"d\":\".\"}<|tool_call_end|> after",
 			want:  Reply{Content: "ok  after", Calls: []Call{{Name: "ls", ID: "functions.ls:0", Arguments: json.RawMessage(`{"d":"."}`)}}},
