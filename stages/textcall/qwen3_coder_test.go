@@ -1,8 +1,13 @@
 package textcall
 
 import (
+	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/harnessflow/harnessflow/protocol"
 )
 
 func TestQwen3CoderReplies(t *testing.T) { runReplyCases(t, "qwen3_coder", qwen3CoderCases()) }
@@ -184,4 +189,42 @@ func FuzzQwen3Coder(f *testing.F) {
 		"<tool_call>\n<function=f>\n<parameter=p>\nv\n</function>\n</tool_call><tool_call>\n{\"name\":\"g\"}",
 		"<function=f x> <parameter=",
 	)
+}
+
+// TestFmtAStage runs Qwen3-Coder XML and hermes replies through the chat
+// response graph: a <function=apply_patch> call becomes Codex's custom
+// tool call, an exec_command call a function call, and the turn ends for
+// tools.
+func TestFmtAStage(t *testing.T) {
+	kinds := protocol.ToolKinds{"apply_patch": {Kind: protocol.KindCustom}}
+	patch := "*** Begin Patch\n*** Add File: hello.txt\n+hello <world>\n*** End Patch"
+	for _, c := range []struct {
+		format string
+		body   string
+	}{
+		{"qwen3_coder", sseOf("I'll add the file.\n<tool_call>\n<function=apply_patch>\n<parameter=input>\n", patch[:20], patch[20:],
+			"\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=exec_command>\n<parameter=cmd>\ncat hello.txt\n</parameter>\n</function>\n</tool_call>")},
+		{"hermes", sseOf("I'll add the file.\n<tool_call>\n{\"name\": \"apply_patch\", \"arguments\": {\"input\": ", fmt.Sprintf("%q", patch),
+			"}}\n</tool_call>\n<tool_call>\n{\"name\": \"exec_command\", \"arguments\": {\"cmd\": \"cat hello.txt\"}}\n</tool_call>")},
+	} {
+		for _, format := range []string{c.format, Auto} {
+			got := runAll(t, format, kinds, c.body)
+			want := []string{
+				`{"type":"server_model","model":"m"}`,
+				`{"type":"created"}`,
+				`{"type":"output_item.added","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":""}]}}`,
+				`{"type":"output_text.delta","delta":"I'll add the file.\n"}`,
+				`{"type":"output_item.done","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":"I'll add the file.\n"}]}}`,
+				`{"type":"output_item.done","item":{"type":"custom_tool_call","call_id":"call_chatcmpl-1_0","name":"apply_patch","input":"*** Begin Patch\n*** Add File: hello.txt\n+hello <world>\n*** End Patch"}}`,
+				`{"type":"output_item.done","item":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cat hello.txt\"}","call_id":"call_chatcmpl-1_1"}}`,
+				`{"type":"completed","response_id":"chatcmpl-1","finish_reason":"tool_calls"}`,
+			}
+			if c.format == "hermes" {
+				want[6] = `{"type":"output_item.done","item":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\": \"cat hello.txt\"}","call_id":"call_chatcmpl-1_1"}}`
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%s as %s (-want +got):\n%s", c.format, format, d)
+			}
+		}
+	}
 }
