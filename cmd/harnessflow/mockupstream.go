@@ -19,14 +19,16 @@ import (
 const defaultMockAddr = "127.0.0.1:8788"
 
 // runMockUpstream implements `harnessflow mock-upstream [--listen ADDR]
-// [--script FILE]`: the scripted Chat Completions model alone, until ctx is
+// [--script FILE]`: the scripted model alone (Chat Completions and Messages), until ctx is
 // cancelled (Ctrl-C).
 func runMockUpstream(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mock-upstream", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", defaultMockAddr, "address to listen on (port 0 picks a free port; the address is printed)")
 	scriptFile := fs.String("script", "", "a script `FILE` (JSON; see package server/scripted) instead of the built-in script")
-	const synopsis = "Usage: harnessflow mock-upstream [--listen 127.0.0.1:8788] [--script FILE]"
+	textTools := fs.String("text-tools", "", "write tool calls as text in the answer's content, in `FORMAT` hermes or qwen3_coder, as a server without a tool parser passes them on")
+	rejectTools := fs.Bool("reject-tools", false, "answer a request that carries tools with HTTP 400 \"tools are not supported\"; calls are then written as text (--text-tools, hermes by default)")
+	const synopsis = "Usage: harnessflow mock-upstream [--listen 127.0.0.1:8788] [--script FILE] [--text-tools hermes|qwen3_coder] [--reject-tools]"
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, synopsis)
@@ -45,13 +47,17 @@ func runMockUpstream(ctx context.Context, args []string, _ io.Reader, stdout, st
 	if err != nil {
 		return fail(stderr, "mock-upstream", exitUsage, "%v", err)
 	}
+	model, err := scripted.NewWithOptions(script, scripted.Options{TextToolFormat: *textTools, RejectTools: *rejectTools})
+	if err != nil {
+		return fail(stderr, "mock-upstream", exitUsage, "--text-tools: %v", err)
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", *listen)
 	if err != nil {
 		return fail(stderr, "mock-upstream", exitError, "%v", listenError(err, *listen))
 	}
 	fmt.Fprintf(stdout, "harnessflow mock-upstream: serving the scripted model at http://%s/v1 (POST /v1/chat/completions, POST /v1/messages)\n", ln.Addr())
-	if err := serveHTTP(ctx, ln, scripted.New(script), stderr); err != nil {
+	if err := serveHTTP(ctx, ln, model, stderr); err != nil {
 		return fail(stderr, "mock-upstream", exitError, "%v", err)
 	}
 	return exitOK

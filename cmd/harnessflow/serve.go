@@ -17,15 +17,15 @@ import (
 	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
+// serveSynopsis is the short usage of serve.
+const serveSynopsis = "Usage: harnessflow serve [--listen 127.0.0.1:8787] [--upstream URL --upstream-wire chat|messages|responses] [flags]"
+
 // runServe implements `harnessflow serve`: the Responses API proxy
 // (docs/architecture.md#proxy) until ctx is cancelled (the first SIGINT or SIGTERM), then a
 // graceful shutdown: the streams in flight get --shutdown-grace to finish,
 // and the second signal (stopNow(ctx)) ends them at once. Without
 // --upstream it runs the scripted model in-process on a loopback port, so
 // it works offline; that model outlives the shutdown.
-// serveSynopsis is the short usage of serve.
-const serveSynopsis = "Usage: harnessflow serve [--listen 127.0.0.1:8787] [--upstream URL --upstream-wire chat|messages|responses] [flags]"
-
 func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)

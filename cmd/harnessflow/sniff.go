@@ -179,7 +179,11 @@ func sniffUnary(r io.Reader, wire harness.Wire) (io.Reader, error) {
 			got, why = harness.WireResponses, `"object":"response"`
 		}
 		if got != "" && got != wire {
-			return bytes.NewReader(data), &inputError{fmt.Sprintf("this is a %s response body (%s), not %s: use --wire %s", got, why, wire, got)}
+			fix := "use --wire " + string(got)
+			if got != harness.WireChat {
+				fix = "--unary reads chat bodies only"
+			}
+			return bytes.NewReader(data), &inputError{fmt.Sprintf("this is a %s response body (%s), not %s: %s", got, why, wire, fix)}
 		}
 	}
 	return bytes.NewReader(data), nil
