@@ -333,7 +333,7 @@ func (p *tcParser) stepText(out []Event, final bool) ([]Event, bool) {
 
 // stepGap reads what follows a call: white space (dropped when a block or
 // the end follows, given back when text does), the </tool_call> closing
-// the call's block, another function of the same block.
+// the call's block, another function or JSON call of the same block.
 func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 	n := 0
 	for n < len(p.in) && jwIsSpace(p.in[n]) {
@@ -358,6 +358,14 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 			return out, true
 		}
 		pending = pending || maybe
+	}
+	if p.inBlock && p.in[0] == '{' {
+		// Another JSON call in the same block.
+		p.gap = p.gap[:0]
+		p.raw = p.raw[:0]
+		p.w = jsWalker{stack: p.w.stack[:0]}
+		p.st = tcJSON
+		return out, true
 	}
 	if p.inBlock {
 		yes, maybe := tcStarts(p.in, tcFuncOpen)

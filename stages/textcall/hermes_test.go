@@ -70,6 +70,11 @@ func hermesCases() []replyCase {
 			want:  Reply{Content: "Checking.\n", Calls: []Call{fmtCall("shell", `{"command":["git","status"]}`)}},
 		},
 		{
+			name:  "two JSON calls in one block",
+			input: "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n{\"name\": \"b\", \"arguments\": {\"k\": 1}}\n</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("a", `{}`), fmtCall("b", `{"k":1}`)}},
+		},
+		{
 			name:  "missing </tool_call> between calls",
 			input: "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n<tool_call>\n{\"name\": \"b\", \"arguments\": {\"k\": \"v\"}}\n</tool_call>",
 			want:  Reply{Calls: []Call{fmtCall("a", `{}`), fmtCall("b", `{"k":"v"}`)}},
