@@ -1,7 +1,14 @@
 // Package qwencode registers the "qwen-code" harness: the request Qwen Code
 // sends to a chat endpoint.
 //
-// The messages start with three of our own (prompts/pack/qwen-code):
+// The request is Qwen Code 0.24.4's as captured (docs/request-shaping.md
+// #qwen-code): the system prompt, then the history, whose first user
+// message starts with two text parts of our own — the context setup
+// (setup.tmpl, below) and the date (date_reminder.tmpl), each inside
+// <system-reminder> tags — before the task; max_tokens 32000; Qwen Code's
+// user agent and SDK headers. The variant "fork" (VariantFork) sends the
+// fork's request instead, whose messages start with three of our own
+// (prompts/pack/qwen-code):
 //
 //  1. the system prompt (system.tmpl, trailing newlines trimmed), followed,
 //     when there is any, by an "Additional Developer Instructions" section
@@ -130,24 +137,109 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 	if env.Model.Variant(harness.NameQwenCode) == VariantFork {
 		maxTokens = ForkMaxTokens
 	}
+	forked := env.Model.Variant(harness.NameQwenCode) == VariantFork
+	lead := intro[:1] // the system prompt; the setup goes into the first user message
+	if forked {
+		lead = intro // the fork: the setup as a user message and an acknowledgement
+	}
+	reminders, err := Reminders(env)
+	if err != nil {
+		return nil, fmt.Errorf("qwen-code: %w", err)
+	}
 	return pipeline.New("request.qwen-code",
 		pipeline.StageNode(request.NodeSystem, request.Update(func(s *request.Shaping) error {
-			s.Transcript = append(s.Transcript, intro...)
+			s.Transcript = append(s.Transcript, lead...)
 			return nil
-		}), pipeline.Describe("system prompt, context-setup user message, assistant acknowledgement")),
+		}), pipeline.Describe("system prompt (variant fork: then the context-setup user message and an assistant acknowledgement)")),
 		request.FunctionToolsNode(),
 		request.HistoryNode(opts, &policy),
+		pipeline.StageNode(NodeReminders, request.Update(func(s *request.Shaping) error {
+			if !forked {
+				s.Transcript = withReminders(s.Transcript, reminders)
+			}
+			return nil
+		}), pipeline.Describe("the context-setup and date reminders lead the first user message")),
 		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {
 			b := &s.Body
 			b.Model = s.Request.Model
 			b.MaxTokens = ptr(int64(maxTokens))
 			b.Stream = ptr(true)
 			b.StreamOptions = []byte(`{"include_usage":true}`)
+			if !forked {
+				s.Headers = Headers(env.Workspace.OS)
+			}
 			return nil
-		}), pipeline.Describe("model, max_tokens (32000; 8000 in the variant fork), stream with usage")),
+		}), pipeline.Describe("model, max_tokens (32000; 8000 in the variant fork), stream with usage; Qwen Code's headers")),
 		request.ProviderNode(opts),
 		request.ChatEncodeNode(Style),
 	)
+}
+
+// Version is the Qwen Code release whose requests the harness sends.
+const Version = "0.24.4"
+
+// Headers are the identifying headers of Qwen Code 0.24.4's requests: its
+// user agent and those of the OpenAI SDK it sends with (as captured on
+// Linux x64 under Node 20), the OS taken from the client's.
+func Headers(clientOS string) map[string]string {
+	platform, sdkOS := "linux", "Linux"
+	switch strings.ToLower(clientOS) {
+	case "darwin", "macos":
+		platform, sdkOS = "darwin", "MacOS"
+	case "windows":
+		platform, sdkOS = "win32", "Windows"
+	}
+	return map[string]string{
+		"User-Agent":                  "QwenCode/" + Version + " (" + platform + "; x64)",
+		"x-stainless-arch":            "x64",
+		"x-stainless-lang":            "js",
+		"x-stainless-os":              sdkOS,
+		"x-stainless-package-version": "5.11.0",
+		"x-stainless-retry-count":     "0",
+		"x-stainless-runtime":         "node",
+		"x-stainless-runtime-version": "v20.20.2",
+	}
+}
+
+// NodeReminders is the node that puts the setup reminders into the first
+// user message.
+const NodeReminders = "request.reminders"
+
+// Reminders are the text parts that lead the first user message, as Qwen
+// Code 0.24 sends them: the context setup (setup.tmpl) and the date
+// (date_reminder.tmpl), each inside <system-reminder> tags.
+func Reminders(env *harness.Env) ([]request.Part, error) {
+	name := harness.NameQwenCode
+	data := setupData(env)
+	setup, err := env.Prompts.Render(name, "setup", data)
+	if err != nil {
+		return nil, err
+	}
+	date, err := env.Prompts.Render(name, "date_reminder", data)
+	if err != nil {
+		return nil, err
+	}
+	return []request.Part{
+		{Kind: request.PartText, Text: "<system-reminder>\n" + strings.TrimRight(setup, "\n") + "\n</system-reminder>"},
+		{Kind: request.PartText, Text: strings.TrimRight(date, "\n")},
+	}, nil
+}
+
+// withReminders puts parts before the content of the first user message
+// (sent as an array of parts); without a user message they go as one.
+func withReminders(ts []request.Message, parts []request.Part) []request.Message {
+	for i := range ts {
+		if ts[i].Role != request.RoleUser {
+			continue
+		}
+		m := ts[i]
+		m.Content = append(append([]request.Part(nil), parts...), m.Content...)
+		m.AsParts = true
+		out := append([]request.Message(nil), ts...)
+		out[i] = m
+		return out
+	}
+	return append(ts, request.Message{Role: request.RoleUser, Content: parts, AsParts: true})
 }
 
 // SetupData is what setup.tmpl is rendered with.

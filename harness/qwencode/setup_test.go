@@ -86,35 +86,68 @@ func TestSetupMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) }
-	turn, err := harness.Plan(context.Background(), harness.Config{Now: now}, harness.NameQwenCode, req, nil)
-	if err != nil {
-		t.Fatal(err)
+	messages := func(variant string) []struct {
+		Role    string
+		Content json.RawMessage
+	} {
+		cfg := harness.Config{Now: now}
+		if variant != "" {
+			cfg.Variants = map[string]string{harness.NameQwenCode: variant}
+		}
+		turn, err := harness.Plan(context.Background(), cfg, harness.NameQwenCode, req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Messages []struct {
+				Role    string
+				Content json.RawMessage
+			}
+		}
+		if err := json.Unmarshal(turn.Shaped.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		return body.Messages
 	}
-	var body struct {
-		Messages []struct {
-			Role    string
-			Content json.RawMessage
+	checkSetup := func(what, text string) {
+		for _, want := range []string{"Saturday, July 4, 2026", "Operating system: linux", "Working directory: " + realPath + "\n",
+			"\n\n" + realPath + "/\n└───go.mod"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q:\n%s", what, want, text)
+			}
 		}
 	}
-	if err := json.Unmarshal(turn.Shaped.Body, &body); err != nil {
-		t.Fatal(err)
-	}
+
+	// Qwen Code 0.24: the system prompt, then one user message whose text
+	// parts are the setup reminder, the date reminder and the task.
+	msgs := messages("")
 	var parts []struct{ Type, Text string }
-	if err := json.Unmarshal(body.Messages[1].Content, &parts); err != nil || len(parts) != 1 || parts[0].Type != "text" {
-		t.Fatalf("setup message content %s: want one text part (%v)", body.Messages[1].Content, err)
+	if len(msgs) != 2 || msgs[1].Role != "user" {
+		t.Fatalf("%d messages, want the system prompt and one user message", len(msgs))
 	}
-	text := parts[0].Text
-	for _, want := range []string{"Saturday, July 4, 2026", "Operating system: linux", "Working directory: " + realPath + "\n",
-		"\n\n" + realPath + "/\n└───go.mod"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("setup message lacks %q:\n%s", want, text)
-		}
+	if err := json.Unmarshal(msgs[1].Content, &parts); err != nil || len(parts) != 3 {
+		t.Fatalf("first user message %s: want three text parts (%v)", msgs[1].Content, err)
 	}
-	if !strings.HasSuffix(text, "└───go.mod") {
-		t.Errorf("setup message does not end with the listing:\n%s", text)
+	if !strings.HasPrefix(parts[0].Text, "<system-reminder>\n") || !strings.HasSuffix(parts[0].Text, "└───go.mod\n</system-reminder>") {
+		t.Errorf("setup reminder:\n%s", parts[0].Text)
 	}
-	if body.Messages[2].Role != "assistant" {
-		t.Errorf("third message is %s, want the assistant acknowledgement", body.Messages[2].Role)
+	checkSetup("setup reminder", parts[0].Text)
+	if !strings.Contains(parts[1].Text, "Saturday, July 4, 2026") || parts[2].Text != "hi" {
+		t.Errorf("date reminder %q, task %q", parts[1].Text, parts[2].Text)
+	}
+
+	// The variant fork: a setup user message of one part and an assistant
+	// acknowledgement before the history.
+	msgs = messages(qwencode.VariantFork)
+	if err := json.Unmarshal(msgs[1].Content, &parts); err != nil || len(parts) != 1 || parts[0].Type != "text" {
+		t.Fatalf("fork setup message content %s: want one text part (%v)", msgs[1].Content, err)
+	}
+	checkSetup("fork setup message", parts[0].Text)
+	if !strings.HasSuffix(parts[0].Text, "└───go.mod") {
+		t.Errorf("setup message does not end with the listing:\n%s", parts[0].Text)
+	}
+	if msgs[2].Role != "assistant" {
+		t.Errorf("third message is %s, want the assistant acknowledgement", msgs[2].Role)
 	}
 }
 
