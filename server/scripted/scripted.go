@@ -207,7 +207,7 @@ func Default() *Script {
 			},
 			{
 				When:      &Match{Tools: &yes, ToolResult: &no},
-				Reasoning: "The user has given me tools. I will run a harmless command first.",
+				Reasoning: "I can run commands here. I will run a harmless one first.",
 				Text:      "Let me run a quick command.",
 				ToolCalls: []ToolCall{{Command: DefaultCommand}},
 			},
