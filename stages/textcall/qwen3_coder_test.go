@@ -2,6 +2,7 @@ package textcall
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -227,4 +228,32 @@ func TestFmtAStage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzQwen3CoderTyped is FuzzQwen3Coder with the request's schemas, so the
+// typed values and the schema's say on a missing </parameter> are cut
+// anywhere too.
+func FuzzQwen3CoderTyped(f *testing.F) {
+	for _, s := range []string{
+		"<tool_call>\n<function=shell>\n<parameter=command>\n['ls', True]\n<parameter=workdir>\n/a\n</parameter>\n</function>\n</tool_call>",
+		"<function=update_plan>\n<parameter=meta>\n{'a': None}\n</parameter>\n<parameter=ratio>\n1.\n</parameter>\n</function>",
+	} {
+		f.Add(s, uint64(1))
+	}
+	f.Fuzz(func(t *testing.T, input string, seed uint64) {
+		cfg := Config{Schemas: schemasFor(t, []byte(qwenTools))}
+		newParser := func() Parser { return newTCParser("qwen3_coder", cfg, true) }
+		whole := coalesce(feed(t, newParser, input, nil))
+		rng := rand.New(rand.NewPCG(seed, 5))
+		if d := cmp.Diff(whole, coalesce(feed(t, newParser, input, randomSizes(rng, len(input), 1+rng.IntN(8))))); d != "" {
+			t.Fatalf("chunked replay differs (-whole +chunks):\n%s", d)
+		}
+		rep, err := Collect(whole)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Calls) == 0 && rep.Content != input {
+			t.Fatalf("text lost: got %q from %q", rep.Content, input)
+		}
+	})
 }

@@ -1,6 +1,9 @@
 package textcall
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestTypedValue(t *testing.T) {
 	for _, c := range []struct{ raw, typ, want string }{
@@ -44,4 +47,24 @@ func TestTypedValue(t *testing.T) {
 			t.Errorf("TypedValue(%q, %q) = %s, want %s", c.raw, c.typ, got, c.want)
 		}
 	}
+}
+
+// FuzzTypedValue checks that TypedValue always gives one valid JSON value,
+// and a string exactly when the type is not one it parses.
+func FuzzTypedValue(f *testing.F) {
+	for _, s := range []string{"42", "True", "{'a': [1, (2,)], 'b': None}", `"[1]"`, "-1.5e3", "x", "\xff", `'\u00e9'`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, typ := range []string{"string", "", "integer", "number", "boolean", "object", "array", "null"} {
+			got := TypedValue(raw, typ)
+			var v any
+			if err := json.Unmarshal([]byte(got), &v); err != nil {
+				t.Fatalf("TypedValue(%q, %q) = %q: not JSON: %v", raw, typ, got, err)
+			}
+			if _, isString := v.(string); (typ == "string" || typ == "") && !isString {
+				t.Fatalf("TypedValue(%q, %q) = %q: not a string", raw, typ, got)
+			}
+		}
+	})
 }
