@@ -6,7 +6,9 @@
 //
 //	POST /v1/responses               the native translation (no harness)
 //	POST /h/{harness}/v1/responses   the request shaped as harness {harness} shapes it
-//	GET  /metrics                    Prometheus counters (stages/metrics, and the response store's)
+//	GET  /v1/models                  the upstream's model list (models.go; also /h/{harness}/v1/models)
+//	GET  /metrics                    Prometheus counters (stages/metrics, and the response store's);
+//	                                 behind Config.ClientKeys when there are any
 //	GET  /healthz                    "ok"
 //
 // (/responses and /h/{harness}/responses are accepted too, for clients
@@ -45,7 +47,7 @@
 //   - a body that is not a Responses request: HTTP 400,
 //     {"error":{"message","type":"invalid_request_error",...}};
 //   - a (wire, harness) pair no route serves: HTTP 400 whose message is the
-//     routing error's exact text;
+//     routing error's exact text followed by harnessflow's fix (routehint.go);
 //   - an upstream that answers non-2xx: the same HTTP status, with the
 //     upstream's error message in an OpenAI-style error body (and its
 //     Retry-After header), so Codex prints a 400 and retries a 429 or 5xx;
@@ -76,7 +78,8 @@
 // credential), or replaced by Config.APIKey; it is never logged, and the
 // upstream URL's password never printed (RedactURL). One slog record per request names the method, path, harness,
 // wire, route, status, duration, events written, upstream status, follow-up
-// rounds and outcome — never a header value or any content.
+// rounds and outcome — never a header value or any content — and, for an
+// error answer, its reason: the message the client got (reason.go).
 package server
 
 import (
