@@ -285,12 +285,27 @@ func startProxy(t *testing.T, script *scripted.Script, opts ...func(*server.Conf
 	if err := script.Check(); err != nil {
 		t.Fatalf("script: %v", err)
 	}
+	return startProxyFor(t, scripted.New(script), opts...)
+}
+
+// startUpstreamProxy starts the proxy in front of model, a chat server,
+// with its configuration edited by edit (nil: none).
+func startUpstreamProxy(t *testing.T, model http.Handler, edit func(*server.Config)) *proxy {
+	t.Helper()
+	if edit == nil {
+		return startProxyFor(t, model)
+	}
+	return startProxyFor(t, model, edit)
+}
+
+// startProxyFor starts model and the proxy in front of it (see startProxy).
+func startProxyFor(t *testing.T, model http.Handler, opts ...func(*server.Config)) *proxy {
+	t.Helper()
 	var cfg server.Config
 	for _, o := range opts {
 		o(&cfg)
 	}
 	p := &proxy{log: &requestLog{}, wire: cfg.Wire}
-	model := scripted.New(script)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body) // a short read shows in the scripted model's answer
 		r.Body = io.NopCloser(bytes.NewReader(body))
