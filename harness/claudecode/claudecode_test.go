@@ -338,9 +338,16 @@ func FuzzModelVersion(f *testing.F) {
 }
 
 func TestBillingBlock(t *testing.T) {
-	a := claudecode.BillingBlock("Make a file called out.txt", "main", "m", []byte("[1]"), []byte("[2]"))
-	b := claudecode.BillingBlock("Make a file called out.txt", "main", "m", []byte("[1]"), []byte("[3]"))
-	short := claudecode.BillingBlock("hi", "main", "m", nil, nil)
+	// Claude Code 2.1.332 as captured: the first user text
+	// "Create a file out.txt containing hello, then say done." gave the
+	// suffix fa9, and no request hash.
+	if got, want := claudecode.BillingBlock("Create a file out.txt containing hello, then say done."),
+		"x-anthropic-billing-header: cc_version=2.1.332.fa9; cc_entrypoint=sdk-cli;"; got != want {
+		t.Errorf("BillingBlock = %q, want %q", got, want)
+	}
+	a := claudecode.ForkBillingBlock("Make a file called out.txt", "main", "m", []byte("[1]"), []byte("[2]"))
+	b := claudecode.ForkBillingBlock("Make a file called out.txt", "main", "m", []byte("[1]"), []byte("[3]"))
+	short := claudecode.ForkBillingBlock("hi", "main", "m", nil, nil)
 	const prefix = "x-anthropic-billing-header: cc_version=2.1.158."
 	for _, s := range []string{a, b, short} {
 		if !strings.HasPrefix(s, prefix) || !strings.HasSuffix(s, ";") || !strings.Contains(s, "; cc_entrypoint=sdk-cli; cch=") {
@@ -352,7 +359,7 @@ func TestBillingBlock(t *testing.T) {
 	if a[len(prefix):len(prefix)+3] != b[len(prefix):len(prefix)+3] || a == b {
 		t.Errorf("suffix or hash: %q %q", a, b)
 	}
-	c := claudecode.BillingBlock("Make a File called out.txt", "main", "m", []byte("[1]"), []byte("[2]"))
+	c := claudecode.ForkBillingBlock("Make a File called out.txt", "main", "m", []byte("[1]"), []byte("[2]"))
 	if c[len(prefix):len(prefix)+3] == a[len(prefix):len(prefix)+3] {
 		t.Errorf("character 7 does not change the suffix: %q %q", a, c)
 	}

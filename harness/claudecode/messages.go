@@ -17,13 +17,24 @@ import (
 	"github.com/harnessflow/harnessflow/wire/anthropic"
 )
 
-// Wire constants of Claude Code 2.1.158, the version the emulation follows.
+// Wire constants of Claude Code 2.1.332, the version the emulation follows
+// (captured on loopback); the variant fork keeps the fork's 2.1.158.
 const (
 	// CLIVersion is the Claude Code version the billing block and the user
 	// agent name.
-	CLIVersion = "2.1.158"
+	CLIVersion = "2.1.332"
+	// ForkCLIVersion is the version of the variant fork.
+	ForkCLIVersion = "2.1.158"
 	// UserAgent is Claude Code's user agent.
 	UserAgent = "claude-cli/" + CLIVersion + " (external, sdk-cli)"
+	// ForkUserAgent is the user agent of the variant fork.
+	ForkUserAgent = "claude-cli/" + ForkCLIVersion + " (external, sdk-cli)"
+	// VariantFork is the variant that sends the fork's request where it
+	// differs from Claude Code 2.1.332's: version 2.1.158 in the user agent
+	// and the billing block, the request hash in the billing block, four
+	// beta flags, the older SDK headers, adaptive thinking without
+	// "display".
+	VariantFork = "fork"
 	// TitleModel is the model of the title request.
 	TitleModel = "claude-haiku-4-5-20251001"
 	// TitleMaxTokens is the max_tokens of the title request.
@@ -37,10 +48,18 @@ const (
 	DeviceID = "48e1a68facd302f591193b1a1f0cb0fdf83823fc57757534c4c946cb4bca6989"
 )
 
-// The anthropic-beta values: Full or Bare, main request or title request.
+// The anthropic-beta values: Full or Bare, main request or title request
+// (2.1.332's main requests; the Bare value is the Full one without
+// claude-code-20250219, as in the fork), and the fork's main requests.
 const (
-	BetaFull      = "claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,effort-2025-11-24"
-	BetaBare      = "interleaved-thinking-2025-05-14,context-management-2025-06-27,effort-2025-11-24"
+	BetaFull = "claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27," +
+		"per-turn-control-2026-07-01,mid-conversation-tool-changes-2026-07-01,thinking-token-count-2026-05-13," +
+		"advanced-tool-use-2025-11-20,effort-2025-11-24"
+	BetaBare = "interleaved-thinking-2025-05-14,context-management-2025-06-27," +
+		"per-turn-control-2026-07-01,mid-conversation-tool-changes-2026-07-01,thinking-token-count-2026-05-13," +
+		"advanced-tool-use-2025-11-20,effort-2025-11-24"
+	ForkBetaFull  = "claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,effort-2025-11-24"
+	ForkBetaBare  = "interleaved-thinking-2025-05-14,context-management-2025-06-27,effort-2025-11-24"
 	BetaFullTitle = "claude-code-20250219,structured-outputs-2025-11-13"
 	BetaBareTitle = "structured-outputs-2025-11-13"
 )
@@ -53,23 +72,32 @@ var billingPositions = [3]int{4, 7, 20}
 
 // Headers returns the headers of a Messages request of the profile (the
 // credential is the proxy's to add).
-func Headers(profile, session string) map[string]string {
-	beta := BetaFull
+func Headers(profile, session string) map[string]string { return headers(profile, session, false) }
+
+// headers are Headers, or the variant fork's when fork is set.
+func headers(profile, session string, fork bool) map[string]string {
+	beta, ua, sdk, runtime := BetaFull, UserAgent, "0.128.0", "v26.12.1"
 	if profile == harness.ProfileBare {
 		beta = BetaBare
+	}
+	if fork {
+		beta, ua, sdk, runtime = ForkBetaFull, ForkUserAgent, "0.81.0", "v24.3.0"
+		if profile == harness.ProfileBare {
+			beta = ForkBetaBare
+		}
 	}
 	h := map[string]string{
 		anthropic.HeaderVersion:                     anthropic.Version,
 		anthropic.HeaderBeta:                        beta,
 		"anthropic-dangerous-direct-browser-access": "true",
 		"x-app":                       "cli",
-		"user-agent":                  UserAgent,
+		"user-agent":                  ua,
 		"x-stainless-lang":            "js",
-		"x-stainless-package-version": "0.81.0",
+		"x-stainless-package-version": sdk,
 		"x-stainless-os":              "Linux",
 		"x-stainless-arch":            "x64",
 		"x-stainless-runtime":         "node",
-		"x-stainless-runtime-version": "v24.3.0",
+		"x-stainless-runtime-version": runtime,
 		"x-stainless-retry-count":     "0",
 		"x-stainless-timeout":         "600",
 	}
@@ -89,13 +117,17 @@ func TitleBeta(profile string) string {
 	return BetaFullTitle
 }
 
-// BillingBlock is the text of the first system block:
-// "x-anthropic-billing-header: cc_version=VERSION.SUFFIX;
-// cc_entrypoint=sdk-cli; cch=HASH;". SUFFIX is the first three hex digits
-// of SHA-256(salt + the characters 4, 7 and 20 of the first user text
-// ('0' where it is shorter) + VERSION); HASH is an opaque five-hex-digit
-// hash of the request (kind, model, messages, tools).
-func BillingBlock(firstUser, kind, model string, messages, tools []byte) string {
+// BillingBlock is the text of the first system block as Claude Code
+// 2.1.332 writes it: "x-anthropic-billing-header: cc_version=VERSION.SUFFIX;
+// cc_entrypoint=sdk-cli;". SUFFIX is the first three hex digits of
+// SHA-256(salt + the characters 4, 7 and 20 of the first user text ('0'
+// where it is shorter) + VERSION) — checked against a capture of 2.1.332.
+func BillingBlock(firstUser string) string {
+	return fmt.Sprintf("x-anthropic-billing-header: cc_version=%s.%s; cc_entrypoint=sdk-cli;",
+		CLIVersion, billingSuffix(firstUser, CLIVersion))
+}
+
+func billingSuffix(firstUser, version string) string {
 	runes := []rune(firstUser)
 	var pick [3]rune
 	for i, p := range billingPositions {
@@ -104,14 +136,30 @@ func BillingBlock(firstUser, kind, model string, messages, tools []byte) string 
 			pick[i] = runes[p]
 		}
 	}
-	sum := sha256.Sum256([]byte(billingSalt + string(pick[:]) + CLIVersion))
+	sum := sha256.Sum256([]byte(billingSalt + string(pick[:]) + version))
+	return hex.EncodeToString(sum[:])[:3]
+}
+
+// billing is the billing block of the shape's variant.
+func billing(shape *Shape, firstUser, kind, model string, messages, tools []byte) string {
+	if shape.Fork {
+		return ForkBillingBlock(firstUser, kind, model, messages, tools)
+	}
+	return BillingBlock(firstUser)
+}
+
+// ForkBillingBlock is the billing block of the variant fork:
+// "x-anthropic-billing-header: cc_version=2.1.158.SUFFIX;
+// cc_entrypoint=sdk-cli; cch=HASH;", HASH an opaque five-hex-digit hash of
+// the request (kind, model, messages, tools).
+func ForkBillingBlock(firstUser, kind, model string, messages, tools []byte) string {
 	h := fnv.New64a()
 	for _, part := range [][]byte{[]byte(kind), []byte(model), messages, tools} {
 		_, _ = h.Write(part) // hash.Hash writes never fail
 		_, _ = h.Write([]byte{0})
 	}
 	return fmt.Sprintf("x-anthropic-billing-header: cc_version=%s.%s; cc_entrypoint=sdk-cli; cch=%05x;",
-		CLIVersion, hex.EncodeToString(sum[:])[:3], h.Sum64()&0xFFFFF)
+		ForkCLIVersion, billingSuffix(firstUser, ForkCLIVersion), h.Sum64()&0xFFFFF)
 }
 
 // UserID is metadata.user_id: a JSON document of the device id, an empty
@@ -345,7 +393,10 @@ func messagesOptions(s *request.Shaping, env *harness.Env, shape *Shape, t *mess
 	b.Metadata = &anthropic.Metadata{UserID: UserID(env.ConversationKey)}
 	if shape.ThinkingOn(env) {
 		if Adaptive(model) {
-			b.Thinking = &anthropic.Thinking{Type: "adaptive"}
+			b.Thinking = &anthropic.Thinking{Type: "adaptive", Display: "omitted"}
+			if shape.Fork {
+				b.Thinking.Display = ""
+			}
 		} else {
 			budget := b.MaxTokens - 1
 			b.Thinking = &anthropic.Thinking{Type: "enabled", BudgetTokens: &budget}
@@ -362,7 +413,7 @@ func messagesOptions(s *request.Shaping, env *harness.Env, shape *Shape, t *mess
 	}
 	s.Path = anthropic.Path
 	s.Query = map[string]string{"beta": "true"}
-	s.Headers = Headers(shape.Profile, env.ConversationKey)
+	s.Headers = headers(shape.Profile, env.ConversationKey, shape.Fork)
 	if FirstTurn(s.Request) && len(shape.Tools) > 0 {
 		title, err := titleRequest(s.Request, env, shape, t)
 		if err != nil {
@@ -414,7 +465,7 @@ func titleRequest(req *protocol.ResponsesRequest, env *harness.Env, shape *Shape
 	if err != nil {
 		return nil, err
 	}
-	body.System = anthropic.Blocks(anthropic.TextBlock(BillingBlock(first, "title", TitleModel, msgs, nil)),
+	body.System = anthropic.Blocks(anthropic.TextBlock(billing(shape, first, "title", TitleModel, msgs, nil)),
 		anthropic.TextBlock(t.titleSystem))
 	return body.AppendJSON(nil)
 }
@@ -439,8 +490,8 @@ func messagesEdit(s *request.Shaping, body *anthropic.Request, shape *Shape, t *
 	if err != nil {
 		return err
 	}
-	billing := anthropic.TextBlock(BillingBlock(claudestyle.FirstUserText(s.Request.Input), "main", body.Model, msgs, tools))
-	body.System = anthropic.Blocks(append([]anthropic.Block{billing}, body.System.Blocks...)...)
+	block := anthropic.TextBlock(billing(shape, claudestyle.FirstUserText(s.Request.Input), "main", body.Model, msgs, tools))
+	body.System = anthropic.Blocks(append([]anthropic.Block{block}, body.System.Blocks...)...)
 	return nil
 }
 

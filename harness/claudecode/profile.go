@@ -82,6 +82,9 @@ func rank(name string) int {
 type Shape struct {
 	Profile string
 	Child   bool
+	// Fork is the variant fork (VariantFork): the fork's request where it
+	// differs from Claude Code 2.1.332's.
+	Fork bool
 	// System is the system prompt: the Messages wire's third system block,
 	// the instructions of the Responses and Chat wires.
 	System string
@@ -98,7 +101,8 @@ func (s *Shape) HasTool(name string) bool {
 // child-agent flag (the client's sub-agent label), the tools selected from
 // the client's tools, and the system prompt for them.
 func NewShape(env *harness.Env) (*Shape, error) {
-	s := &Shape{Profile: env.Route.Profile, Child: env.Subagent == SubagentSpawn}
+	s := &Shape{Profile: env.Route.Profile, Child: env.Subagent == SubagentSpawn,
+		Fork: env.Model.Variant(harness.NameClaudeCode) == VariantFork || env.Model.Variant(harness.NameClaudeCodeBare) == VariantFork}
 	if s.Profile != harness.ProfileBare {
 		s.Profile = harness.ProfileFull
 	}
