@@ -141,8 +141,15 @@ func fail(stderr io.Writer, cmd string, status int, format string, args ...any) 
 
 // runVersion implements `harnessflow version` and `harnessflow --version`.
 func runVersion(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	const synopsis = "Usage: harnessflow version   (or harnessflow --version)"
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprintln(stderr, synopsis)
+		fmt.Fprintln(stderr, "Prints the module version, the VCS revision and time of the build (when the build recorded them)")
+		fmt.Fprintln(stderr, "and the Go version, from the binary's build information.")
+		return exitOK
+	}
 	if len(args) > 0 {
-		return usageError(stderr, "version", "Usage: harnessflow version", "unexpected argument %q (this command takes none)", args[0])
+		return usageError(stderr, "version", synopsis, "unexpected argument %q (this command takes none)", args[0])
 	}
 	fmt.Fprintln(stdout, versionString())
 	return exitOK

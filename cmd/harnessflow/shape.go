@@ -28,7 +28,7 @@ const shapeSynopsis = "Usage: harnessflow shape [--harness NAME] --wire chat|mes
 func runShape(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shape", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	harnessName := fs.String("harness", "", "harness to emulate (default: the native translation)")
+	harnessName := fs.String("harness", "", "harness `NAME` to emulate (default: the native translation)")
 	wireName := fs.String("wire", "", "upstream wire: chat, messages or responses (required)")
 	upstream := fs.String("upstream", "", "the upstream's base `URL`, as given to serve (chooses the provider quirks)")
 	var layer layerFlags
