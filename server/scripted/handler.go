@@ -121,6 +121,9 @@ func (h *Handler) prepare(r *request) {
 	if h.opts.textTools() != "" && len(r.tools) == 0 {
 		if r.tools = promptTools(r.messages); len(r.tools) > 0 {
 			r.promptTools = true
+			if out, ok := promptToolResult(r.lastUser); ok && !r.hasToolResult {
+				r.hasToolResult, r.toolOutput = true, out
+			}
 		}
 	}
 	if !h.script.Protocols {

@@ -29,7 +29,8 @@ import (
 // line, {"type":"function","function":{…}} or {"name","parameters"}, or
 // <function><name>N</name>… entries with <parameter><name>P</name>
 // <type>T</type> children); the model then calls those, so a nameless
-// scripted call finds the shell tool a prompt lists.
+// scripted call finds the shell tool a prompt lists, and a user message
+// holding <tool_response>…</tool_response> is a tool result.
 //
 // With RejectTools a chat or Messages request whose "tools" is not empty
 // gets HTTP 400 "tools are not supported", as a server without tool
@@ -152,6 +153,19 @@ var (
 	xmlRequired   = regexp.MustCompile(`(?s)<required>(.*?)</required>`)
 	promptToolRef = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 )
+
+// promptToolResult reads a tool result sent back as text, the way a
+// request with tools in its prompt does: a user message holding
+// <tool_response>…</tool_response> (the last one's text).
+func promptToolResult(lastUser string) (string, bool) {
+	i := strings.LastIndex(lastUser, "<tool_response>")
+	if i < 0 {
+		return "", false
+	}
+	out := lastUser[i+len("<tool_response>"):]
+	out, _, _ = strings.Cut(out, "</tool_response>")
+	return strings.TrimSpace(out), true
+}
 
 // promptTools reads the tools a prompt lists (see Options), in the
 // messages before the first assistant message.

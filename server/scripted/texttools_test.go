@@ -157,8 +157,16 @@ func TestRejectTools(t *testing.T) {
 			}
 		})
 	}
+	// The call's output comes back as text: the final answer quotes it.
+	listing := "<tools>\n" + `{"name": "exec_command", "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}` + "\n</tools>"
+	r := unaryChat(t, h, chatRequest(false, nil, msg("system", listing), msg("user", "hi"),
+		msg("assistant", "<tool_call>\n{\"name\": \"exec_command\", \"arguments\": {\"cmd\": \"echo hi\"}}\n</tool_call>"),
+		msg("user", "<tool_response>\nout-456\n</tool_response>")))
+	if strings.Contains(r.content, "<tool_call>") || !strings.Contains(r.content, "out-456") {
+		t.Errorf("after a text tool result: %+v, want a final text quoting it", r)
+	}
 	// Without a listing there is nothing to call: the greeting.
-	r := unaryChat(t, h, chatRequest(false, nil, msg("user", "hi")))
+	r = unaryChat(t, h, chatRequest(false, nil, msg("user", "hi")))
 	if len(r.calls) != 0 || strings.Contains(r.content, "<tool_call>") {
 		t.Errorf("no tools anywhere: %+v", r)
 	}
