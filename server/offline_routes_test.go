@@ -39,11 +39,14 @@ func shellCall(items []map[string]any) map[string]any {
 // quoting it — the text-protocol harnesses included, in their own formats.
 func TestEveryRouteShellCallOffline(t *testing.T) {
 	up := newUpstream(t, scripted.New(nil))
-	textProtocol := []string{harness.NameSWEAgent, "terminus-2", "mini-swe-agent"}
+	// Routes that answer a request without tools with a shell call too: the
+	// text protocols, and opencode (its own bash tool).
+	textProtocol := []string{harness.NameSWEAgent, "terminus-2", "mini-swe-agent", "opencode"}
 	type route struct {
 		harness string
 		wire    harness.Wire
 		tools   string // the request's tools ("" for none)
+		variant string // the harness's variant ("" for its default)
 	}
 	var routes []route
 	for _, spec := range harness.All() {
@@ -51,22 +54,38 @@ func TestEveryRouteShellCallOffline(t *testing.T) {
 			if w == harness.WireResponses {
 				continue // the scripted model speaks chat and messages
 			}
-			routes = append(routes, route{spec.Name, w, "[" + execTool + "]"})
+			routes = append(routes, route{spec.Name, w, "[" + execTool + "]", ""})
 			if slices.Contains(textProtocol, spec.Name) {
-				routes = append(routes, route{spec.Name, w, ""})
+				routes = append(routes, route{spec.Name, w, "", ""})
 			}
 		}
 	}
 	if len(routes) < 10 {
 		t.Fatalf("only %d routes: the harnesses are not all linked in", len(routes))
 	}
-	proxies := map[harness.Wire]*proxy{
-		harness.WireChat:     newProxy(t, up, server.Config{Wire: harness.WireChat}),
-		harness.WireMessages: newProxy(t, up, server.Config{Wire: harness.WireMessages}),
+	routes = append(routes,
+		route{"terminus-2", harness.WireChat, "", "xml"},
+		route{"mini-swe-agent", harness.WireChat, "", "text"},
+		route{"mini-swe-agent", harness.WireChat, "[" + execTool + "]", "text"})
+	proxies := map[string]*proxy{}
+	proxyFor := func(r route) *proxy {
+		key := string(r.wire) + "/" + r.harness + "=" + r.variant
+		if p := proxies[key]; p != nil {
+			return p
+		}
+		cfg := server.Config{Wire: r.wire}
+		if r.variant != "" {
+			cfg.Variants = map[string]string{r.harness: r.variant}
+		}
+		proxies[key] = newProxy(t, up, cfg)
+		return proxies[key]
 	}
 	const output = "hello from harnessflow"
 	for _, r := range routes {
 		name := r.harness + "/" + string(r.wire)
+		if r.variant != "" {
+			name += "/" + r.variant
+		}
 		tools := ""
 		if r.tools == "" {
 			name += "/no-tools"
@@ -74,7 +93,7 @@ func TestEveryRouteShellCallOffline(t *testing.T) {
 			tools = `,"tools":` + r.tools
 		}
 		t.Run(name, func(t *testing.T) {
-			p, path := proxies[r.wire], "/h/"+r.harness+"/v1/responses"
+			p, path := proxyFor(r), "/h/"+r.harness+"/v1/responses"
 			hi := `{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}`
 			resp := p.post(t, path, `{"model":"m","stream":true,"input":[`+hi+`]`+tools+`}`, nil)
 			if resp.StatusCode != http.StatusOK {
