@@ -41,7 +41,7 @@ func TestEveryRouteShellCallOffline(t *testing.T) {
 	up := newUpstream(t, scripted.New(nil))
 	// Routes that answer a request without tools with a shell call too: the
 	// text protocols, and opencode (its own bash tool).
-	textProtocol := []string{harness.NameSWEAgent, "terminus-2", "mini-swe-agent", "opencode"}
+	noTools := []string{harness.NameSWEAgent, "terminus-2", "mini-swe-agent", "opencode"}
 	type route struct {
 		harness string
 		wire    harness.Wire
@@ -55,7 +55,7 @@ func TestEveryRouteShellCallOffline(t *testing.T) {
 				continue // the scripted model speaks chat and messages
 			}
 			routes = append(routes, route{spec.Name, w, "[" + execTool + "]", ""})
-			if slices.Contains(textProtocol, spec.Name) {
+			if slices.Contains(noTools, spec.Name) {
 				routes = append(routes, route{spec.Name, w, "", ""})
 			}
 		}
