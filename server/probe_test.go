@@ -20,7 +20,7 @@ import (
 // routing matrix route to a spec of their own (anything else is Other(x),
 // served by native), so it is registered under a matrix name with a
 // ChatHarness route that no package of the build registers; missingName is
-// another such name, for the "not available in this build" error. Either is
+// another such name, for the unknown-harness refusal ("not in this build"). Either is
 // "" when the build has registered every name (the tests needing it skip).
 var probeName, missingName string
 
