@@ -396,7 +396,11 @@ func rewriteHistory(msgs []request.Message, format string, log *slog.Logger) []r
 				out = append(out, request.Message{Role: request.RoleUser})
 				results = &out[len(out)-1]
 			}
-			addResult(results, m.Output)
+			o := m.Output
+			if o == nil { // a result a harness wrote as content
+				o = &request.Output{Text: request.JoinText(m.Content, "\n")}
+			}
+			addResult(results, o)
 			continue
 		}
 		results = nil

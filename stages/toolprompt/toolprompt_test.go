@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
 )
@@ -244,5 +243,37 @@ func TestStageErrors(t *testing.T) {
 	if err := st.Push(context.Background(), nil, func(*request.Shaping) {}); err == nil {
 		t.Error("stage on nil: no error")
 	}
-	_ = pipeline.Fused
+}
+
+// A run of results, one written as content by a harness, becomes one user
+// message; a call with text before it keeps the text.
+func TestRewriteHistory(t *testing.T) {
+	s := request.NewShaping(&protocol.ResponsesRequest{})
+	s.Transcript = []request.Message{
+		{Role: request.RoleAssistant, Content: request.TextParts("Looking."), Reasoning: "think", Calls: []request.Call{{ID: "a", Name: "f", Arguments: `{"x":1}`}, {ID: "b", Name: "g"}}},
+		{Role: request.RoleTool, CallID: "a", Output: &request.Output{Text: "one"}},
+		{Role: request.RoleTool, CallID: "b", Content: request.TextParts("aborted")},
+		{Role: request.RoleUser, Content: request.TextParts("next")},
+	}
+	if err := Apply(s, Options{Format: FormatHermes}); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, len(s.Transcript))
+	for i, m := range s.Transcript {
+		got[i] = m.Role + ": " + request.JoinText(m.Content, "|")
+		if len(m.Calls) > 0 || m.CallID != "" || m.Output != nil {
+			t.Errorf("message %d keeps call data: %+v", i, m)
+		}
+	}
+	want := []string{
+		"assistant: Looking.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\":1}}\n</tool_call>\n<tool_call>\n{\"name\": \"g\", \"arguments\": {}}\n</tool_call>",
+		"user: <tool_response>\none\n</tool_response>\n<tool_response>\naborted\n</tool_response>",
+		"user: next",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("transcript (-want +got):\n%s", d)
+	}
+	if s.Transcript[0].Reasoning != "think" {
+		t.Error("reasoning dropped")
+	}
 }
