@@ -50,3 +50,25 @@ func TestDecodeRequestErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeRequestErrors: whatever the body, DecodeRequest does not
+// panic, and a *RequestError never shows Go type names.
+func FuzzDecodeRequestErrors(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"m","input":[{"type":"message","role":"user","content":3}]}`,
+		`{"model":"m","input":"hi","tools":[{"type":"function","name":5}]}`,
+		`{"model":"m","input":[{"type":"function_call_output","call_id":"c","output":[{"type":"input_text","text":1}]}]}`,
+		`{"model":"m","stream":"x","reasoning":{"effort":[]}}`, `[1]`, `{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		_, err := protocol.DecodeRequest(body)
+		var re *protocol.RequestError
+		if errors.As(err, &re) {
+			if strings.Contains(err.Error(), "Go value") || strings.Contains(err.Error(), "json.RawMessage") {
+				t.Errorf("%q: %q", body, err)
+			}
+		}
+	})
+}
