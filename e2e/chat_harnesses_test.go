@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // chatBody is the part of an upstream chat body the harness checks read.
@@ -63,28 +64,30 @@ func checkKimiCLIBody(body []byte) error {
 	return nil
 }
 
-// checkQwenCodeBody: qwen-code's system prompt, the setup message as one
-// text part and the acknowledgement, max_tokens 8000.
+// checkQwenCodeBody: qwen-code's system prompt, then the first user
+// message led by the setup and date reminders, max_tokens 32000 (Qwen Code
+// 0.24.4 as captured).
 func checkQwenCodeBody(body []byte) error {
 	b, err := decodeChat(body)
 	if err != nil {
 		return err
 	}
-	if len(b.Messages) < 4 || b.Messages[0].Role != "system" || !bytes.Contains(b.Messages[0].Content, []byte("You are Qwen Code")) {
+	if len(b.Messages) < 2 || b.Messages[0].Role != "system" || !bytes.Contains(b.Messages[0].Content, []byte("You are Qwen Code")) {
 		return errors.New("the first message is not qwen-code's system prompt")
 	}
 	var parts []struct{ Type, Text string }
-	if err := json.Unmarshal(b.Messages[1].Content, &parts); err != nil || len(parts) != 1 || !bytes.Contains([]byte(parts[0].Text), []byte("Qwen Code")) {
-		return fmt.Errorf("the second message is not the setup message as one text part: %s", b.Messages[1].Content)
+	if err := json.Unmarshal(b.Messages[1].Content, &parts); err != nil || len(parts) < 3 ||
+		!strings.HasPrefix(parts[0].Text, "<system-reminder>") || !strings.Contains(parts[0].Text, "Qwen Code") {
+		return fmt.Errorf("the first user message does not start with the setup reminder: %s", b.Messages[1].Content)
 	}
-	if b.Messages[2].Role != "assistant" || b.MaxTokens != 8000 {
-		return fmt.Errorf("third message %s, max_tokens %d; want the acknowledgement and 8000", b.Messages[2].Role, b.MaxTokens)
+	if b.Messages[1].Role != "user" || b.MaxTokens != 32000 {
+		return fmt.Errorf("second message %s, max_tokens %d; want the first user message and 32000", b.Messages[1].Role, b.MaxTokens)
 	}
 	return nil
 }
 
 // checkOpenCodeBodies: the title request first (no tools), then the main
-// request with opencode's own tools, then the follow-up in which the
+// request with opencode's own tools and no temperature (opencode 1.18.33), then the follow-up in which the
 // model's bash call is shown again as bash with its output unwrapped.
 func checkOpenCodeBodies(bodies [][]byte) error {
 	if len(bodies) != 3 {
@@ -102,7 +105,7 @@ func checkOpenCodeBodies(bodies [][]byte) error {
 		return err
 	}
 	names := main.toolNames()
-	if !slices.Contains(names, "bash") || !slices.Contains(names, "read") || slices.Contains(names, "exec_command") || string(main.Temperature) != "1" {
+	if !slices.Contains(names, "bash") || !slices.Contains(names, "read") || slices.Contains(names, "exec_command") || len(main.Temperature) != 0 {
 		return fmt.Errorf("the main request is not opencode's: tools %v, temperature %s", names, main.Temperature)
 	}
 	next, err := decodeChat(bodies[2])
