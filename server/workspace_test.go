@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -42,7 +43,8 @@ func TestWorkspacePolicyMarker(t *testing.T) {
 		policy harness.WorkspacePolicy
 		shown  bool
 	}{{"", false}, {harness.WorkspaceNone, false}, {harness.WorkspaceLocal, true}} {
-		srv := httptest.NewServer(server.New(server.Config{Upstream: up.URL + "/v1", Workspace: tt.policy}).Handler())
+		srv := httptest.NewServer(server.New(server.Config{Upstream: up.URL + "/v1", Workspace: tt.policy,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler())
 		for _, h := range []string{harness.NameKimiCLI, harness.NameQwenCode} {
 			mu.Lock()
 			bodies = nil
