@@ -38,8 +38,8 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 		slog.String("wire", string(s.cfg.wire())), slog.Int("status", status),
 		slog.Duration("duration", time.Since(start)), slog.String("outcome", outcome),
 	}
-	if status >= 400 && rw.reason != "" {
-		attrs = append(attrs, slog.String("reason", rw.reason))
+	if reason := s.reasonFor(r, rw.reason); status >= 400 && reason != "" {
+		attrs = append(attrs, slog.String("reason", reason))
 	}
 	level := slog.LevelInfo
 	if status >= 500 {

@@ -52,7 +52,7 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 	defer s.logRequest(r, x)
 	defer s.endStream(x)
 	x.status, x.outcome = s.proxy(rw, r, x)
-	x.reason = rw.reason
+	x.reason = s.reasonFor(r, rw.reason)
 }
 
 func (s *Server) logRequest(r *http.Request, x *exchange) {

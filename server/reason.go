@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -10,7 +11,9 @@ import (
 // (reason="…"), so a log reader sees why without the client's copy. The
 // message is what the client is told: our own text, or an upstream's
 // error message with the proxy's API key redacted; never a header value.
-// It is cut at maxReasonBytes.
+// It is cut at maxReasonBytes, and the client's own credential (its bearer
+// token or x-api-key, passed upstream without client keys) is redacted
+// from it too: an upstream may quote the key it was sent.
 
 // maxReasonBytes caps a logged reason.
 const maxReasonBytes = 300
@@ -55,4 +58,23 @@ func (x *exchange) logReason() string {
 		return cutReason(x.failure.Message)
 	}
 	return ""
+}
+
+// reasonFor is the logged reason of an answer to r: recorded, with the
+// credentials of the proxy and of the client redacted.
+func (s *Server) reasonFor(r *http.Request, reason string) string {
+	if reason == "" {
+		return ""
+	}
+	reason = s.redactKey(reason)
+	for _, v := range []string{r.Header.Get("Authorization"), r.Header.Get("x-api-key")} {
+		_, token, found := strings.Cut(strings.TrimSpace(v), " ")
+		if !found {
+			token = v
+		}
+		if token = strings.TrimSpace(token); len(token) >= 8 {
+			reason = strings.ReplaceAll(reason, token, redacted)
+		}
+	}
+	return reason
 }

@@ -37,6 +37,13 @@ func TestErrorReasonsLogged(t *testing.T) {
 		w.WriteHeader(http.StatusTooManyRequests)
 		io.WriteString(w, `{"error":{"message":"slow down, key `+apiKey+`","type":"rate_limit_error"}}`)
 	})
+	const clientKey = "sk-client-own-key-987654"
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		// (It quotes the client's key whichever key it got.)
+		io.WriteString(w, `{"error":{"message":"bad key `+clientKey+`"}}`)
+	})
 	cases := []struct {
 		name       string
 		wire       harness.Wire
@@ -53,12 +60,14 @@ func TestErrorReasonsLogged(t *testing.T) {
 		{"unknown harness", harness.WireChat, scripted.New(nil), http.MethodPost, "/h/nosuch/v1/responses", codexRequest(userMsg, false), 404, `reason="unknown harness \"nosuch\"`},
 		{"route on messages", harness.WireMessages, scripted.New(nil), http.MethodPost, "/h/minimal/v1/responses", codexRequest(userMsg, false), 400, `is not supported by harness = \"minimal\" — harnessflow: `},
 		{"upstream 429", harness.WireChat, limited, http.MethodPost, "/v1/responses", codexRequest(userMsg, false), 429, `reason="slow down, key xxxxx"`},
+		{"upstream echoes the client's key", harness.WireChat, echo, http.MethodPost, "/h/minimal/v1/responses", codexRequest(userMsg, false), 401, `reason="bad key xxxxx"`},
 		{"no route", harness.WireChat, scripted.New(nil), http.MethodGet, "/v2/nothing", "", 404, `reason="no route for GET /v2/nothing`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := newProxy(t, newUpstream(t, c.upstream), server.Config{Wire: c.wire, APIKey: apiKey})
 			req, _ := http.NewRequest(c.method, p.ts.URL+c.path, strings.NewReader(c.body))
+			req.Header.Set("Authorization", "Bearer "+clientKey)
 			resp, err := p.client.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -72,14 +81,14 @@ func TestErrorReasonsLogged(t *testing.T) {
 			if !strings.Contains(line, c.reason) || !strings.Contains(line, "status="+strconv.Itoa(c.status)) {
 				t.Errorf("log line %q lacks %q\nall logs:\n%s", line, c.reason, logs)
 			}
-			if strings.Contains(logs, apiKey) {
+			if strings.Contains(logs, apiKey) || strings.Contains(logs, clientKey) {
 				t.Errorf("logs hold the API key:\n%s", logs)
 			}
 		})
 	}
 	// A completed request logs no reason.
 	p := newProxy(t, newUpstream(t, scripted.New(nil)), server.Config{})
-	p.post(t, "/v1/responses", codexRequest(userMsg, false), nil).Body.Close()
+	readSSE(t, p.post(t, "/v1/responses", codexRequest(userMsg, false), nil).Body)
 	if line := logLine(p, "/v1/responses"); !strings.Contains(line, "outcome=completed") || strings.Contains(line, "reason=") {
 		t.Errorf("completed request: %q", line)
 	}
