@@ -68,17 +68,17 @@ func (t *Turn) textCallOptions(opts *ResponseOptions) {
 		opts.Model = t.Env.Request.Model
 	}
 	if opts.ToolSchemas == nil {
-		opts.ToolSchemas = t.toolSchemas
+		opts.ToolSchemas = t.ToolSchemas
 	}
 	if opts.TextCalls == nil {
 		opts.TextCalls = t.textCalls
 	}
 }
 
-// toolSchemas reads the parameter types of the tools the model was shown:
+// ToolSchemas reads the parameter types of the tools the model was shown:
 // the chat body's tools, or, when the body has none (tools in the prompt),
 // the request's function and custom tools.
-func (t *Turn) toolSchemas() textcall.Schemas {
+func (t *Turn) ToolSchemas() textcall.Schemas {
 	var body struct {
 		Tools json.RawMessage `json:"tools"`
 	}

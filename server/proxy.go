@@ -20,6 +20,7 @@ import (
 	"github.com/harnessflow/harnessflow/sources"
 	"github.com/harnessflow/harnessflow/stages/metrics"
 	"github.com/harnessflow/harnessflow/stages/request"
+	"github.com/harnessflow/harnessflow/stages/textcall"
 	"github.com/harnessflow/harnessflow/wire/chat"
 	"github.com/harnessflow/harnessflow/wire/responses"
 )
@@ -94,16 +95,28 @@ func (s *Server) logRequest(r *http.Request, x *exchange) {
 // planConfig is the harness layer's configuration of every turn.
 func (s *Server) planConfig() harness.Config {
 	return harness.Config{
-		Wire:      s.cfg.wire(),
-		BaseURL:   s.cfg.Upstream,
-		Models:    s.cfg.Models,
-		Prompts:   s.cfg.Prompts,
-		Logger:    s.log,
-		Now:       s.cfg.Now,
-		Variants:  s.cfg.Variants,
-		Workspace: s.cfg.workspace(),
-		Unbridged: s.metrics.UnbridgedCall,
+		Wire:          s.cfg.wire(),
+		BaseURL:       s.cfg.Upstream,
+		Models:        s.cfg.Models,
+		Prompts:       s.cfg.Prompts,
+		Logger:        s.log,
+		Now:           s.cfg.Now,
+		Variants:      s.cfg.Variants,
+		Workspace:     s.cfg.workspace(),
+		Unbridged:     s.metrics.UnbridgedCall,
+		ToolFormat:    s.cfg.toolFormat(),
+		ToolsInPrompt: s.cfg.ToolsInPrompt,
+		TextCalls:     s.metrics.TextToolCall,
 	}
+}
+
+// toolFormat is the text tool-call format of chat answers: auto unless
+// configured.
+func (c Config) toolFormat() string {
+	if c.ToolFormat == "" {
+		return textcall.Auto
+	}
+	return c.ToolFormat
 }
 
 // proxy serves one request and returns the HTTP status and the outcome.

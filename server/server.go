@@ -101,6 +101,7 @@ import (
 	"github.com/harnessflow/harnessflow/prompts"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/metrics"
+	"github.com/harnessflow/harnessflow/stages/textcall"
 )
 
 // DefaultAddr is the address the proxy binds by default: loopback only.
@@ -188,6 +189,16 @@ type Config struct {
 	// Models gives the model capabilities used in shaping (thinking toggle,
 	// reasoning levels); nil means the built-in table.
 	Models *harness.ModelTable
+	// ToolFormat recovers tool calls and reasoning that a chat upstream
+	// left in the answer's text: "auto", a format's name, or "off"; ""
+	// means auto (docs/text-tool-calls.md). A model-caps entry's
+	// tool_format overrides it for its models.
+	ToolFormat string
+	// ToolsInPrompt renders the request's tools into the prompt, in the
+	// tool format, and sends no tools field, for chat servers without tool
+	// support (docs/text-tool-calls.md); a model-caps entry's
+	// tools_in_prompt switches it on for its models.
+	ToolsInPrompt bool
 	// Prompts is the prompt pack; nil means the embedded one.
 	Prompts *prompts.Pack
 	// Followups is FollowupsClient ("", the default) or FollowupsProxy.
@@ -281,6 +292,11 @@ func (c Config) Check() error {
 	for i, k := range c.ClientKeys {
 		if len(k) < MinClientKeyBytes {
 			return fmt.Errorf("server: client key %d is %d bytes long: want at least %d", i+1, len(k), MinClientKeyBytes)
+		}
+	}
+	if c.ToolFormat != "" {
+		if err := textcall.CheckName(c.ToolFormat); err != nil {
+			return fmt.Errorf("server: %w", err)
 		}
 	}
 	if c.MaxFollowupRounds < 0 {

@@ -7,15 +7,22 @@ import (
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/prompts"
+	"github.com/harnessflow/harnessflow/stages/textcall"
+	"github.com/harnessflow/harnessflow/stages/toolprompt"
 )
 
 // layerFlags are the flags that configure how turns are planned, shared by
 // serve, shape, translate and graph so that they plan alike.
 type layerFlags struct {
-	prompts      *string
-	modelCaps    *string
-	variants     variantFlag
-	terminusExec *string
+	prompts       *string
+	modelCaps     *string
+	variants      variantFlag
+	terminusExec  *string
+	toolFormat    *string
+	toolsInPrompt *bool
+	// toolFormatDefault is --tool-format's default: auto for serve, off
+	// for the commands that show one thing at a time.
+	toolFormatDefault string
 }
 
 // variantFlag collects --variant HARNESS=VALUE flags.
@@ -37,12 +44,30 @@ func (l *layerFlags) register(fs *flag.FlagSet) {
 	l.variants = variantFlag{}
 	fs.Var(l.variants, "variant", "harness variant for every model, `HARNESS=VARIANT` (repeatable; e.g. mini-swe-agent=text, terminus-2=xml,plain)")
 	l.terminusExec = fs.String("terminus-exec", "", "terminus-2 execution: tmux (default, as the original) or plain bash, for clients without tmux")
-	l.modelCaps = fs.String("model-caps", "", "model capabilities `FILE` (JSON array of {\"match\",\"reasoning\",\"efforts\",\"max_output_tokens\",\"variants\"})")
+	l.modelCaps = fs.String("model-caps", "", "model capabilities `FILE` (JSON array of {\"match\",\"reasoning\",\"efforts\",\"max_output_tokens\",\"variants\",\"tools_in_prompt\",\"tool_format\"})")
+	def := l.toolFormatDefault
+	if def == "" {
+		def = textcall.Off
+	}
+	l.toolFormat = fs.String("tool-format", def, "tool calls and reasoning a chat server left in the answer's text: auto, off or `FORMAT` ("+strings.Join(textcall.Names(), ", ")+")")
+	l.toolsInPrompt = fs.Bool("tools-in-prompt", false, "render the request's tools into the prompt in the tool format (auto: qwen3_coder for Qwen3-Coder models, else hermes) and send no tools field, for chat servers without tool support")
 }
 
 // config returns the planning configuration for wire and base URL.
 func (l *layerFlags) config(wire harness.Wire, baseURL string) (harness.Config, error) {
-	cfg := harness.Config{Wire: wire, BaseURL: baseURL}
+	cfg := harness.Config{Wire: wire, BaseURL: baseURL, ToolFormat: *l.toolFormat, ToolsInPrompt: *l.toolsInPrompt}
+	if err := textcall.CheckName(cfg.ToolFormat); err != nil {
+		return cfg, fmt.Errorf("--tool-format: %w", err)
+	}
+	if cfg.ToolsInPrompt {
+		if cfg.ToolFormat == textcall.Off {
+			// The answer to tools in the prompt is text: it must be read.
+			cfg.ToolFormat = textcall.Auto
+		}
+		if _, err := toolprompt.Resolve(cfg.ToolFormat, ""); err != nil {
+			return cfg, fmt.Errorf("--tools-in-prompt: %w", err)
+		}
+	}
 	if len(l.variants) > 0 || *l.terminusExec != "" {
 		cfg.Variants = map[string]string{}
 		for h, v := range l.variants {

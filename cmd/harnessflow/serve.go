@@ -15,6 +15,7 @@ import (
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/server"
 	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/stages/textcall"
 )
 
 // serveSynopsis is the short usage of serve.
@@ -56,7 +57,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	workspaceFlag := fs.String("workspace", "", "whether harnesses read the client's working directory from this machine: local or none (default: local on a loopback --listen without client keys, else none)")
 	var ext extensionFlags
 	ext.register(fs)
-	var layer layerFlags
+	layer := layerFlags{toolFormatDefault: textcall.Auto}
 	layer.register(fs)
 	fs.Usage = func() {
 		w := fs.Output()
@@ -180,6 +181,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		Models:            planCfg.Models,
 		Prompts:           planCfg.Prompts,
 		Variants:          planCfg.Variants,
+		ToolFormat:        planCfg.ToolFormat,
+		ToolsInPrompt:     planCfg.ToolsInPrompt,
 		Workspace:         workspace,
 		Followups:         *followups,
 		MaxFollowupRounds: *maxRounds,

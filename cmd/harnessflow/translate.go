@@ -72,7 +72,7 @@ func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	var g *pipeline.Graph
 	switch {
 	case *harnessName == "" && *requestFile == "":
-		if g, err = harness.ProtocolGraph(wire, harness.ResponseOptions{Unary: *unary, MaxEventBytes: *maxEvent}); err != nil {
+		if g, err = harness.ProtocolGraph(wire, harness.ResponseOptions{Unary: *unary, MaxEventBytes: *maxEvent, ToolFormat: cfg.ToolFormat}); err != nil {
 			return fail(stderr, "translate", exitUsage, "%v", err)
 		}
 	case *requestFile != "":
