@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/stages/request"
+	"github.com/harnessflow/harnessflow/stages/textcall"
 )
 
 // ModelCaps is what a model supports, as far as shaping is concerned.
@@ -118,9 +118,6 @@ func LoadModelTable(path string) (*ModelTable, error) {
 
 const capsFields = `"match","reasoning","efforts","max_output_tokens","variants","tools_in_prompt","tool_format"`
 
-// toolFormatName is what a tool_format must look like.
-var toolFormatName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-
 // checkCaps validates one entry of a model-caps file.
 func checkCaps(e ModelCaps) error {
 	if strings.TrimSpace(e.Match) == "" {
@@ -171,8 +168,10 @@ func (e ModelCaps) Check() error {
 			return errors.New("variants: empty harness name or variant")
 		}
 	}
-	if e.ToolFormat != "" && !toolFormatName.MatchString(e.ToolFormat) {
-		return fmt.Errorf("tool_format %q is not a format name (lowercase letters, digits and _)", e.ToolFormat)
+	if e.ToolFormat != "" {
+		if err := textcall.CheckName(e.ToolFormat); err != nil {
+			return fmt.Errorf("tool_format: %w", err)
+		}
 	}
 	return nil
 }

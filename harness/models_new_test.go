@@ -24,7 +24,7 @@ func TestNewModelTable(t *testing.T) {
 		{name: "no entries: the built-ins", model: "unknown-model", want: ModelCaps{}},
 		{name: "bad reasoning", entries: []ModelCaps{{Reasoning: "loud"}}, err: `entry 0: unknown reasoning "loud"`},
 		{name: "bad effort", entries: []ModelCaps{{}, {Efforts: []string{"huge"}}}, err: `entry 1: efforts: unknown effort "huge"`},
-		{name: "bad tool format", entries: []ModelCaps{{ToolFormat: "Hermes!"}}, err: `tool_format "Hermes!" is not a format name`},
+		{name: "bad tool format", entries: []ModelCaps{{ToolFormat: "Hermes!"}}, err: `tool_format: unknown tool format "Hermes!"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			table, err := NewModelTable(tt.entries...)

@@ -85,7 +85,7 @@ func TestModelTable(t *testing.T) {
 		"empty match":      {`[{"match":" "}]`, `entry 0: empty "match"`},
 		"bad reasoning":    {`[{"match":"x","reasoning":"effort"}]`, `unknown reasoning "effort" (want one of "", "thinking_toggle", "reasoning_effort"`},
 		"bad effort":       {`[{"match":"x","efforts":["low","turbo"]}]`, `efforts: unknown effort "turbo"`},
-		"bad tool format":  {`[{"match":"x"},{"match":"y","tool_format":"Qwen3 Coder"}]`, `entry 1: tool_format "Qwen3 Coder" is not a format name`},
+		"bad tool format":  {`[{"match":"x"},{"match":"y","tool_format":"Qwen3 Coder"}]`, `entry 1: tool_format: unknown tool format "Qwen3 Coder"`},
 		"tools not bool":   {`[{"match":"x","tools_in_prompt":"yes"}]`, "tools_in_prompt"},
 		"negative max":     {`[{"match":"x","max_output_tokens":-1}]`, "negative"},
 		"empty variant":    {`[{"match":"x","variants":{"terminus-2":""}}]`, "variants"},

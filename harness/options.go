@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"log/slog"
+
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/textcall"
 )
@@ -30,4 +32,7 @@ type ResponseOptions struct {
 	// TextCalls, when set, is told of every text tool-call outcome (for
 	// metrics: harnessflow_text_tool_calls_total).
 	TextCalls func(format, outcome string)
+	// Logger receives the debug records of markup given back as text; nil
+	// logs nothing.
+	Logger *slog.Logger
 }

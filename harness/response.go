@@ -40,6 +40,7 @@ func ProtocolGraph(wire Wire, opts ResponseOptions) (*pipeline.Graph, error) {
 			Config:      textcall.Config{Model: opts.Model},
 			LoadSchemas: opts.ToolSchemas,
 			Observe:     opts.TextCalls,
+			Logger:      opts.Logger,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("harness: --tool-format: %w", err)
@@ -72,6 +73,9 @@ func (t *Turn) textCallOptions(opts *ResponseOptions) {
 	}
 	if opts.TextCalls == nil {
 		opts.TextCalls = t.textCalls
+	}
+	if opts.Logger == nil {
+		opts.Logger = t.Env.Logger
 	}
 }
 
