@@ -180,6 +180,9 @@ func Plan(ctx context.Context, cfg Config, name string, req *protocol.ResponsesR
 		return nil, err
 	}
 	t.Shaped.ToolKinds = toolKinds(t.Shaped.ToolKinds)
+	if err := applyCalibrated(t.Env, t.Spec.Name, &t.Shaped); err != nil {
+		return nil, fmt.Errorf("harness %s: %w", t.Spec.Name, err)
+	}
 	return t, nil
 }
 
