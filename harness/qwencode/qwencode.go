@@ -41,13 +41,18 @@
 // replace_all; run_shell_command: command, description, directory,
 // is_background, timeout).
 //
-// Tools are the client's function tools (when the client's shell is
-// exec_command the model calls it directly); every tool name maps to the
-// function kind. The body is {"model","messages","max_tokens":32000 (8000
-// in the variant fork),
+// Tools are Qwen Code 0.24.4's fourteen (tools.go: names, parameter names
+// and types as captured, descriptions ours), each of the function kind;
+// run_shell_command, read_file, write_file, edit, glob and grep_search
+// are bridged to the client's shell (Table), and the client's shell calls
+// in the history are shown as the Qwen Code calls they came from, their
+// outputs taken out of the client's framing (output.tmpl). The variant
+// fork sends the client's function tools instead (when the client's shell
+// is exec_command the model calls it directly). The body is
+// {"model","messages","max_tokens":32000 (8000 in the variant fork),
 // "stream":true,"stream_options":{"include_usage":true},"tools"}, with no
 // thinking or effort field. Provider quirks of the upstream apply. The
-// response direction is the protocol layer alone.
+// response direction is the protocol layer, then the bridge.
 //
 // Not emulated: the fork's environment switch that turns the developer and
 // session sections off (a proxy takes no per-process switches; a prompt
@@ -100,6 +105,7 @@ func Spec() harness.Spec {
 		Description: "Qwen Code: its system prompt and setup exchange, the client's function tools, kimi flattening normalised the qwen way",
 		Wires:       []harness.Wire{harness.WireChat},
 		Request:     RequestGraph,
+		Bridge:      Table(),
 	}
 }
 
@@ -151,8 +157,8 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 			s.Transcript = append(s.Transcript, lead...)
 			return nil
 		}), pipeline.Describe("system prompt (variant fork: then the context-setup user message and an assistant acknowledgement)")),
-		request.FunctionToolsNode(),
-		request.HistoryNode(opts, &policy),
+		toolsNode(forked),
+		historyNode(env, opts, policy, forked),
 		pipeline.StageNode(NodeReminders, request.Update(func(s *request.Shaping) error {
 			if !forked {
 				s.Transcript = withReminders(s.Transcript, reminders)
@@ -173,6 +179,71 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 		request.ProviderNode(opts),
 		request.ChatEncodeNode(Style),
 	)
+}
+
+// toolsNode is request.tools: Qwen Code's own tools (the variant fork: the
+// client's function tools).
+func toolsNode(forked bool) pipeline.Node {
+	if forked {
+		return request.FunctionToolsNode()
+	}
+	tools := Tools()
+	return pipeline.StageNode(request.NodeTools, request.Update(func(s *request.Shaping) error {
+		s.Tools = append(s.Tools[:0], tools...)
+		s.ToolKinds = make(protocol.ToolKinds, len(tools))
+		for _, t := range tools {
+			s.ToolKinds[t.Name] = protocol.ToolOutputKind{Kind: protocol.KindFunction}
+		}
+		return nil
+	}), pipeline.Describe("Qwen Code's own tools, bridged to the client's shell"))
+}
+
+// historyNode is request.history: the kimi-family flattening with qwen's
+// normalisation; by default the client's shell calls are first shown as
+// the Qwen Code calls they came from, their outputs taken out of the
+// client's framing. The policy is made per run, so the calls it reversed
+// belong to that run alone.
+func historyNode(env *harness.Env, opts request.Options, policy request.FlattenPolicy, forked bool) pipeline.Node {
+	if forked {
+		return request.HistoryNode(opts, &policy)
+	}
+	table := Table()
+	return pipeline.StageNode(request.NodeHistory, request.Update(func(s *request.Shaping) error {
+		p := policy
+		bridged := map[string]bool{}
+		p.MapCall = func(c *request.Call) {
+			if reverse(table, c) {
+				bridged[c.ID] = true
+			}
+			c.Arguments = NormalizeArguments(c.Name, c.Arguments)
+		}
+		base := policy.MapOutput
+		p.MapOutput = func(o *request.Output) {
+			if bridged[outputCallID(o.Item)] {
+				unwrap(env, o)
+			}
+			if base != nil {
+				base(o)
+			}
+		}
+		out, err := request.Flatten(s.Transcript, s.Request.Input, &p, s.ToolNames)
+		if err != nil {
+			return err
+		}
+		s.Transcript = out
+		return nil
+	}), pipeline.Describe("history → transcript, client shell calls shown as Qwen Code calls"))
+}
+
+// outputCallID is the call id of a tool output item.
+func outputCallID(item protocol.ResponseItem) string {
+	switch v := item.(type) {
+	case *protocol.FunctionCallOutput:
+		return v.CallID
+	case *protocol.CustomToolCallOutput:
+		return v.CallID
+	}
+	return ""
 }
 
 // Version is the Qwen Code release whose requests the harness sends.
