@@ -26,6 +26,7 @@ import (
 	"sync"
 
 	"github.com/reugn/go-streams"
+	"golang.org/x/sync/errgroup"
 )
 
 // Sender delivers one batch downstream. It blocks until the batch is taken
@@ -78,22 +79,25 @@ func NewRuntime(buffer int) *Runtime {
 
 // Run starts every component, waits for all of them and returns the first
 // error. When one fails, the others see a cancelled context; no goroutine
-// started by Run is alive after it returns.
+// started by Run is alive after it returns. The components run in an
+// errgroup.Group; what Run adds is OnError and the rule that the first
+// failure is the run's error (see fail).
 func (r *Runtime) Run(ctx context.Context) error {
 	if r.err != nil {
 		return r.err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
 	var (
 		once  sync.Once
 		first error
-		wg    sync.WaitGroup
 	)
-	// fail keeps the first error, then stops the others (and tells
-	// OnError): the first error is the run's, whatever the cancelled
-	// components return after it.
-	fail := func(err error) {
+	// fail keeps the first error, stops the others and tells OnError; it
+	// returns that first error, so the group's error is the first failure
+	// whichever failing goroutine reaches the group first (once.Do returns
+	// only after first is set).
+	fail := func(err error) error {
 		once.Do(func() {
 			first = err
 			cancel()
@@ -101,18 +105,17 @@ func (r *Runtime) Run(ctx context.Context) error {
 				r.OnError(err)
 			}
 		})
+		return first
 	}
 	for _, part := range r.parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := runPart(ctx, part); err != nil {
-				fail(err)
+		g.Go(func() error {
+			if err := runPart(gctx, part); err != nil {
+				return fail(err)
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	return first
+	return g.Wait()
 }
 
 // runPart runs one component, turning a panic into a *PanicError.
