@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -96,5 +97,69 @@ func TestREADMECommandsRun(t *testing.T) {
 	}
 	if !shaped {
 		t.Error("README: no shape example that prints a chat request")
+	}
+}
+
+// readmeCurls returns the curl commands of the README's sh blocks, each
+// with its continuation lines joined and the pipeline it feeds.
+func readmeCurls(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	inSh, cur := false, ""
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "```"):
+			inSh, cur = line == "```sh", ""
+		case !inSh:
+		case cur != "":
+			cur += " " + strings.TrimSpace(strings.TrimSuffix(line, "\\"))
+			if !strings.HasSuffix(line, "\\") {
+				cmds, cur = append(cmds, cur), ""
+			}
+		case strings.HasPrefix(line, "curl "):
+			cur = strings.TrimSuffix(line, "\\")
+			if !strings.HasSuffix(line, "\\") {
+				cmds, cur = append(cmds, cur), ""
+			}
+		}
+	}
+	return cmds
+}
+
+// The README's curl commands, run as shown (with the address of a serve
+// started here in place of 127.0.0.1:8787) against serve's embedded model,
+// offline: each exits 0 and prints an answer; the harness-route example
+// prints the shell call it promises.
+func TestREADMECurlsRun(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	curls := readmeCurls(t)
+	if len(curls) < 2 {
+		t.Fatalf("found %d curl commands in README.md: %q", len(curls), curls)
+	}
+	r := start(t, runServe, "--listen", "127.0.0.1:0")
+	addr := strings.TrimPrefix(r.address(t), "http://")
+	for _, c := range curls {
+		cmd := strings.ReplaceAll(c, "127.0.0.1:8787", addr)
+		out, err := exec.Command("bash", "-c", cmd).CombinedOutput()
+		if err != nil || len(strings.TrimSpace(string(out))) == 0 {
+			t.Errorf("README: %s: %v\n%s", c, err, out)
+			continue
+		}
+		if strings.Contains(c, "/h/") && !strings.Contains(string(out), `"type":"local_shell_call"`) {
+			t.Errorf("README: %s printed no shell call:\n%s", c, out)
+		}
+		if strings.Contains(c, "/v1/responses") && !strings.Contains(c, "grep") && !strings.Contains(string(out), "response.completed") {
+			t.Errorf("README: %s: the stream did not complete:\n%s", c, out)
+		}
+	}
+	if code := r.stop(t); code != 0 {
+		t.Errorf("serve exited with %d", code)
 	}
 }
