@@ -65,7 +65,7 @@ func TestParseToolFormatErrors(t *testing.T) {
 }
 
 func TestTranslateToolFormat(t *testing.T) {
-	const stream = "../../testdata/streams/chat_qwen3_coder_text.sse"
+	const stream = "../../testdata/text-tool-calls/chat_qwen3_coder.sse"
 	code, out, errOut := cli(t, "", "translate", "--wire", "chat", stream)
 	if code != 0 || strings.Contains(out, `"function_call"`) || !strings.Contains(out, `\u003ctool_call\u003e`) && !strings.Contains(out, "<tool_call>") {
 		t.Fatalf("off by default: exit %d, %s\n%s", code, errOut, out)
