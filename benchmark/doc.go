@@ -6,7 +6,7 @@
 //
 //	corpus, _ := benchmark.Generate("chat", benchmark.DefaultChunks)
 //	res, err := benchmark.Graph(ctx, g, corpus, benchmark.Options{
-//		Peers: []benchmark.Peer{benchmark.OpenAIChat()},
+//		Peers: []benchmark.Peer{sdkpeer.OpenAIChat()}, // package benchmark/sdkpeer
 //	})
 //	report := &benchmark.Report{Machine: benchmark.ReadMachine(), Results: []*benchmark.Result{res}}
 //	report.WriteMarkdown(os.Stdout) // or WriteJSON, or SVG

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/harnessflow/harnessflow/benchmark"
+	"github.com/harnessflow/harnessflow/benchmark/sdkpeer"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/chatstream"
@@ -39,7 +40,7 @@ func ExampleGraph() {
 	}
 	res, err := benchmark.Graph(context.Background(), g, corpus, benchmark.Options{
 		Iterations: 3, // or Duration; the default is about two seconds
-		Peers:      []benchmark.Peer{benchmark.OpenAIChat()},
+		Peers:      []benchmark.Peer{sdkpeer.OpenAIChat()},
 	})
 	if err != nil {
 		fmt.Println(err)

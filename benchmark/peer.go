@@ -1,15 +1,9 @@
 package benchmark
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"net/http"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	anthssestream "github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
-	"github.com/openai/openai-go/v3"
-	openaissestream "github.com/openai/openai-go/v3/packages/ssestream"
+	"slices"
+	"sync"
 )
 
 // Peer is another implementation that turns the same bytes into the same
@@ -27,110 +21,59 @@ type Peer struct {
 	Run func(input []byte) (*Summary, error)
 }
 
-// PeerFor returns the official SDK peer of an upstream wire: openai-go for
-// "chat", anthropic-sdk-go for "messages". The responses wire has none (the
-// SDK has no stream accumulator for it).
-func PeerFor(wire string) (Peer, bool) {
-	switch wire {
-	case "chat":
-		return OpenAIChat(), true
-	case "messages":
-		return AnthropicMessages(), true
-	}
-	return Peer{}, false
+// KnownPeers names the peers of package benchmark/sdkpeer, which a binary
+// links only when it imports that package (the harnessflow command: when
+// built with -tags peers).
+var KnownPeers = []string{"openai-go", "anthropic-sdk-go"}
+
+// peers is the registry of the peers linked into this binary, by wire.
+var peers struct {
+	sync.RWMutex
+	byWire map[string]Peer
 }
 
-// PeerByName returns the peer called name ("openai-go" or
-// "anthropic-sdk-go").
+// RegisterPeer makes p the peer of an upstream wire for PeerFor and
+// PeerByName. Package benchmark/sdkpeer registers the official SDKs' when it
+// is imported.
+func RegisterPeer(wire string, p Peer) {
+	peers.Lock()
+	defer peers.Unlock()
+	if peers.byWire == nil {
+		peers.byWire = map[string]Peer{}
+	}
+	peers.byWire[wire] = p
+}
+
+// PeerFor returns the registered peer of an upstream wire: openai-go for
+// "chat", anthropic-sdk-go for "messages" once benchmark/sdkpeer is
+// imported. The responses wire has none (the SDK has no stream accumulator
+// for it).
+func PeerFor(wire string) (Peer, bool) {
+	peers.RLock()
+	defer peers.RUnlock()
+	p, ok := peers.byWire[wire]
+	return p, ok
+}
+
+// PeerByName returns the registered peer called name ("openai-go" or
+// "anthropic-sdk-go"). A known peer that this binary does not link is an
+// error that says how to get it.
 func PeerByName(name string) (Peer, error) {
-	switch name {
-	case "openai-go":
-		return OpenAIChat(), nil
-	case "anthropic-sdk-go":
-		return AnthropicMessages(), nil
+	peers.RLock()
+	defer peers.RUnlock()
+	return peerByName(peers.byWire, name)
+}
+
+// peerByName looks name up among the peers of byWire.
+func peerByName(byWire map[string]Peer, name string) (Peer, error) {
+	for _, p := range byWire {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	if slices.Contains(KnownPeers, name) {
+		return Peer{}, fmt.Errorf("benchmark: peer %s is not linked into this binary: the product build leaves the official SDKs out; "+
+			"build with `go build -tags peers ./cmd/harnessflow` (or use `go run -tags peers ./cmd/harnessflow bench ...`)", name)
 	}
 	return Peer{}, fmt.Errorf("benchmark: unknown peer %q (want openai-go or anthropic-sdk-go)", name)
-}
-
-// sseResponse wraps body as the HTTP response an SDK client would decode.
-func sseResponse(body []byte) *http.Response {
-	return &http.Response{
-		StatusCode: http.StatusOK,
-		Header:     http.Header{"Content-Type": []string{"text/event-stream"}},
-		Body:       io.NopCloser(bytes.NewReader(body)),
-	}
-}
-
-// OpenAIChat is openai-go's chat stream: its SSE decoder over an
-// http.Response carrying the input, and ChatCompletionAccumulator.AddChunk
-// for every chunk — what an openai-go program streaming a chat completion
-// does. openai-go does not surface reasoning_content.
-func OpenAIChat() Peer {
-	return Peer{
-		Name:        "openai-go",
-		Description: "ssestream + ChatCompletionAccumulator",
-		Run: func(input []byte) (*Summary, error) {
-			stream := openaissestream.NewStream[openai.ChatCompletionChunk](openaissestream.NewDecoder(sseResponse(input)), nil)
-			defer stream.Close()
-			var acc openai.ChatCompletionAccumulator
-			s := &Summary{}
-			for stream.Next() {
-				s.Outputs++
-				if !acc.AddChunk(stream.Current()) {
-					return s, fmt.Errorf("openai-go: AddChunk rejected chunk %d", s.Outputs)
-				}
-			}
-			if err := stream.Err(); err != nil {
-				return s, fmt.Errorf("openai-go: %w", err)
-			}
-			if len(acc.Choices) > 0 {
-				m := acc.Choices[0].Message
-				s.Text = m.Content
-				for _, tc := range m.ToolCalls {
-					s.Calls = append(s.Calls, Call{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-				}
-			}
-			s.InputTokens, s.OutputTokens, s.TotalTokens = acc.Usage.PromptTokens, acc.Usage.CompletionTokens, acc.Usage.TotalTokens
-			return s, nil
-		},
-	}
-}
-
-// AnthropicMessages is anthropic-sdk-go's Messages stream: its SSE decoder
-// over an http.Response carrying the input, and Message.Accumulate for
-// every event.
-func AnthropicMessages() Peer {
-	return Peer{
-		Name:        "anthropic-sdk-go",
-		Description: "ssestream + Message.Accumulate",
-		Reasoning:   true,
-		Run: func(input []byte) (*Summary, error) {
-			stream := anthssestream.NewStream[anthropic.MessageStreamEventUnion](anthssestream.NewDecoder(sseResponse(input)), nil)
-			defer stream.Close()
-			var msg anthropic.Message
-			s := &Summary{}
-			for stream.Next() {
-				s.Outputs++
-				if err := msg.Accumulate(stream.Current()); err != nil {
-					return s, fmt.Errorf("anthropic-sdk-go: %w", err)
-				}
-			}
-			if err := stream.Err(); err != nil {
-				return s, fmt.Errorf("anthropic-sdk-go: %w", err)
-			}
-			for _, c := range msg.Content {
-				switch c.Type {
-				case "thinking":
-					s.Reasoning += c.Thinking
-				case "text":
-					s.Text += c.Text
-				case "tool_use":
-					s.Calls = append(s.Calls, Call{ID: c.ID, Name: c.Name, Arguments: string(c.Input)})
-				}
-			}
-			u := msg.Usage
-			s.InputTokens, s.OutputTokens = u.InputTokens, u.OutputTokens
-			return s, nil
-		},
-	}
 }
