@@ -38,7 +38,7 @@ func init() {
 	Register(Format{
 		Name:    "deepseek_v3",
 		Summary: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\\n```json\\n{json}\\n```<｜tool▁call▁end｜>…<｜tool▁calls▁end｜> (DeepSeek V3, R1)",
-		New:     func(Config) Parser { return &dsParser{name: "deepseek_v3"} },
+		New:     func(Config) Parser { return newDS("deepseek_v3") },
 		Starts:  dsStarts,
 		Claim:   func(rest string, _ bool) Claim { return dsClaim(rest, false) },
 		Models:  []string{"deepseek-r1", "deepseek-v3", "deepseek_v3", "deepseek-chat"},
@@ -46,146 +46,92 @@ func init() {
 	Register(Format{
 		Name:    "deepseek_v31",
 		Summary: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜>…<｜tool▁calls▁end｜> (DeepSeek V3.1)",
-		New:     func(Config) Parser { return &dsParser{name: "deepseek_v31"} },
+		New:     func(Config) Parser { return newDS("deepseek_v31") },
 		Starts:  dsStarts,
 		Claim:   func(rest string, _ bool) Claim { return dsClaim(rest, true) },
 		Models:  []string{"deepseek-v3.1", "deepseek-v3p1", "deepseek_v31", "deepseek-v3-1"},
 	})
 }
 
-type dsState uint8
-
 const (
-	dsText     dsState = iota
-	dsSection          // in a section: a call or the section's end comes next
-	dsHead             // after <｜tool▁call▁begin｜>: the type (V3) or name (V3.1)
-	dsAfterSep         // after <｜tool▁sep｜>: the name (V3) or the arguments (V3.1)
-	dsName             // V3: the name, up to the end of its line
-	dsOpen             // V3: the opening fence, or the arguments
-	dsArgs             // the JSON arguments
-	dsAfter            // arguments complete: a closing fence and <｜tool▁call▁end｜>
+	dsText     = iota // plain text
+	dsSection         // in a section: a call or the section's end comes next
+	dsHead            // after <｜tool▁call▁begin｜>: the type (V3) or name (V3.1)
+	dsAfterSep        // after <｜tool▁sep｜>: the name (V3) or the arguments (V3.1)
+	dsName            // V3: the name, up to the end of its line
+	dsOpen            // V3: the opening fence, or the arguments
+	dsArgs            // the JSON arguments
+	dsAfter           // arguments complete: a closing fence and <｜tool▁call▁end｜>
 )
 
 // dsParser parses deepseek_v3 and deepseek_v31.
 type dsParser struct {
 	markup
-	name   string
-	st     dsState
 	head   string
 	fenced bool // the arguments opened with a fence
-	calls  int  // calls recovered in the open section
 }
 
-// FormatName returns the parser's format.
-func (p *dsParser) FormatName() string { return p.name }
-
-// Quiet reports whether s holds no '<' while the parser is in plain text.
-func (p *dsParser) Quiet(s string) bool {
-	return p.st == dsText && p.buf == "" && strings.IndexByte(s, '<') < 0
+func newDS(name string) *dsParser {
+	p := &dsParser{}
+	p.init(name, '<', p)
+	return p
 }
 
-// Feed parses the next piece of the reply.
-func (p *dsParser) Feed(out []Event, s string) []Event {
-	p.buf += s
-	return p.run(out, false)
-}
-
-// Close ends the reply.
-func (p *dsParser) Close(out []Event) []Event {
-	out = p.run(out, true)
-	out = AppendText(out, p.buf)
-	p.buf = ""
-	return out
-}
-
-func (p *dsParser) failText(out []Event, why string) []Event {
-	p.st = dsText
-	return p.fail(out, p.name+": "+why)
+// beginCall begins the call named name; its arguments come next.
+func (p *dsParser) beginCall(out []Event, name string, next uint8) []Event {
+	p.beginArgs()
+	p.fenced = false
+	p.st = next
+	return append(out, Event{Kind: CallBegin, Name: name})
 }
 
 func (p *dsParser) run(out []Event, eof bool) []Event {
 	for {
 		switch p.st {
 		case dsText:
-			at, which := IndexFirst(p.buf, dsStarts...)
-			if at < 0 {
-				keep := 0
-				if !eof {
-					keep = HeldTail(p.buf, dsStarts...)
-				}
-				out = AppendText(out, p.buf[:len(p.buf)-keep])
-				p.buf = p.buf[len(p.buf)-keep:]
+			var which int
+			if out, which = p.text(out, Text, eof, dsStarts...); which < 0 {
 				return out
 			}
-			out = AppendText(out, p.buf[:at])
-			p.buf = p.buf[at:]
-			p.raw.Reset()
-			p.calls = 0
 			m := dsStarts[which]
-			p.take(len(m))
+			p.open(len(m))
 			p.st = dsSection
 			if m == dsCallBegin {
 				p.st = dsHead
 			}
 
 		case dsSection:
-			rest := p.buf[spaceLen(p.buf):]
-			switch m := hasPrefixAny(rest, dsCallBegin, dsCallsEnd); {
-			case m == dsCallBegin:
-				p.take(len(p.buf) - len(rest) + len(m))
-				p.st = dsHead
-				continue
-			case m != "":
-				p.take(len(p.buf) - len(rest) + len(m))
-				if p.calls == 0 { // an empty section is no markup
-					out = p.giveBack(out)
-				}
-				p.raw.Reset()
-				p.st = dsText
-				continue
-			case !eof && (rest == "" || partialOf(rest, dsCallBegin, dsCallsEnd)):
+			var step sectStep
+			switch out, step = p.section(out, eof, dsCallBegin, dsCallsEnd); step {
+			case sectMore:
 				return out
+			case sectCall:
+				p.st = dsHead
+			case sectOver:
+				p.st = dsText
 			}
-			// A section marker with no call after it is not markup; after
-			// calls, the section ended without its end marker.
-			if p.calls == 0 {
-				out = p.giveBack(out)
-			}
-			p.raw.Reset()
-			p.st = dsText
 
 		case dsHead:
-			j := strings.IndexByte(p.buf, '<')
-			region := p.buf
-			if j >= 0 {
-				region = p.buf[:j]
-			}
-			if !kimiIDText(region) {
+			switch head, n, step := headBefore(p.buf, dsSep, dsMaxHead); {
+			case step == headNot:
 				out = p.giveBack(out) // not a call: prose mentioning the marker
 				p.st = dsText
-				continue
-			}
-			if len(region) > dsMaxHead {
+			case step == headLong:
 				out = p.failText(out, "tool name too long")
-				continue
-			}
-			if j < 0 || partialOf(p.buf[j:], dsSep) {
-				if !eof {
-					return out
-				}
+			case step == headMore && !eof:
+				return out
+			case step == headMore:
 				out = p.failText(out, "unterminated tool call")
-				continue
-			}
-			if !strings.HasPrefix(p.buf[j:], dsSep) {
+			case step == headNoSep:
 				out = p.failText(out, "tool call without "+dsSep)
-				continue
+			default:
+				p.head = head
+				p.take(n)
+				p.st = dsAfterSep
 			}
-			p.head = strings.TrimSpace(region)
-			p.take(j + len(dsSep))
-			p.st = dsAfterSep
 
 		case dsAfterSep:
-			rest := p.buf[spaceLen(p.buf):]
+			rest := p.rest()
 			if rest == "" {
 				if !eof {
 					return out
@@ -201,13 +147,10 @@ func (p *dsParser) run(out []Event, eof bool) []Event {
 					out = p.failText(out, "tool call without a name")
 					continue
 				}
-				out = append(out, Event{Kind: CallBegin, Name: p.head})
-				p.beginArgs()
-				p.fenced = false
-				p.st = dsArgs
+				out = p.beginCall(out, p.head, dsArgs)
 				continue
 			}
-			p.take(len(p.buf) - len(rest))
+			p.takeTo(rest, 0)
 			p.st = dsName
 
 		case dsName:
@@ -233,20 +176,17 @@ func (p *dsParser) run(out []Event, eof bool) []Event {
 				continue
 			}
 			p.take(end)
-			out = append(out, Event{Kind: CallBegin, Name: name})
-			p.beginArgs()
-			p.fenced = false
-			p.st = dsOpen
+			out = p.beginCall(out, name, dsOpen)
 
 		case dsOpen:
-			rest := p.buf[spaceLen(p.buf):]
+			rest := p.rest()
 			if strings.HasPrefix(rest, dsFence) {
 				// The fence and its language word (```json).
 				lang := strings.TrimLeft(rest[len(dsFence):], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 				if lang == "" && !eof {
 					return out
 				}
-				p.take(len(p.buf) - len(lang))
+				p.takeTo(lang, 0)
 				p.fenced = true
 				p.st = dsArgs
 				continue
@@ -257,50 +197,34 @@ func (p *dsParser) run(out []Event, eof bool) []Event {
 			p.st = dsArgs
 
 		case dsArgs:
-			if !p.obj.started {
-				rest := p.buf[spaceLen(p.buf):]
-				if strings.HasPrefix(rest, dsCallEnd) && !p.fenced { // no arguments
-					out = AppendArgs(out, "{}")
-					p.take(len(p.buf) - len(rest) + len(dsCallEnd))
-					out = p.recovered(out)
-					p.calls++
-					p.st = dsSection
-					continue
-				}
-				if !eof && (rest == "" || partialOf(rest, dsCallEnd)) {
-					return out
-				}
+			callEnd := dsCallEnd
+			if p.fenced { // a fence holds arguments
+				callEnd = ""
 			}
 			var step argStep
-			out, step = p.streamArgs(out, eof)
-			switch step {
+			switch out, step = p.callArgs(out, eof, callEnd); step {
 			case argMore:
 				if !eof {
 					return out
 				}
-				out = p.failText(out, "unterminated tool-call arguments")
-			case argBad:
-				out = p.failText(out, "tool-call arguments are not a JSON object")
 			case argDone:
 				p.st = dsAfter
+			case argNone:
+				p.st = dsSection
 			}
 
 		case dsAfter:
-			rest := p.buf[spaceLen(p.buf):]
-			if p.fenced && strings.HasPrefix(rest, dsFence) {
-				p.take(len(p.buf) - len(rest) + len(dsFence))
+			if rest := p.rest(); p.fenced && strings.HasPrefix(rest, dsFence) {
+				p.takeTo(rest, len(dsFence))
 				p.fenced = false
 				continue
 			}
-			if strings.HasPrefix(rest, dsCallEnd) {
-				p.take(len(p.buf) - len(rest) + len(dsCallEnd))
-			} else if !eof && (rest == "" || partialOf(rest, dsFence, dsCallEnd, dsCallBegin, dsCallsEnd)) {
-				return out
-			}
 			// Without its closing fence or <｜tool▁call▁end｜> the call is
 			// complete all the same: its arguments are.
-			out = p.recovered(out)
-			p.calls++
+			var wait bool
+			if out, wait = p.callEnded(out, eof, dsCallEnd, dsFence, dsCallBegin, dsCallsEnd); wait {
+				return out
+			}
 			p.st = dsSection
 			if eof && p.buf == "" {
 				return out
@@ -312,30 +236,16 @@ func (p *dsParser) run(out []Event, eof bool) []Event {
 // dsClaim recognizes a DeepSeek section or call and tells V3.1 (the JSON
 // object right after <｜tool▁sep｜>) from V3 (a name there).
 func dsClaim(rest string, v31 bool) Claim {
-	if strings.HasPrefix(rest, dsCallsBegin) {
-		rest = strings.TrimLeft(rest[len(dsCallsBegin):], " \t\r\n")
-		if rest == "" || partialOf(rest, dsCallBegin) {
-			return ClaimMore
-		}
-		if !strings.HasPrefix(rest, dsCallBegin) {
-			return ClaimNo
-		}
+	rest, c := claimSection(rest, dsCallBegin, dsCallsBegin)
+	if c != ClaimYes {
+		return c
 	}
 	rest = rest[len(dsCallBegin):]
-	j := strings.IndexByte(rest, '<')
-	region := rest
-	if j >= 0 {
-		region = rest[:j]
+	_, n, step := headBefore(rest, dsSep, dsMaxHead)
+	if step != headOK {
+		return step.claim()
 	}
-	switch {
-	case !kimiIDText(region) || len(region) > dsMaxHead:
-		return ClaimNo
-	case j < 0 || partialOf(rest[j:], dsSep):
-		return ClaimMore
-	case !strings.HasPrefix(rest[j:], dsSep):
-		return ClaimNo
-	}
-	after := strings.TrimLeft(rest[j+len(dsSep):], " \t\r\n")
+	after := strings.TrimLeft(rest[n:], " \t\r\n")
 	if after == "" || partialOf(after, dsCallEnd) {
 		return ClaimMore
 	}

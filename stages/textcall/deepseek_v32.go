@@ -68,7 +68,7 @@ func init() {
 	Register(Format{
 		Name:        deepseekV32Name,
 		Summary:     `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="P" string="true|false">V</｜DSML｜parameter>…</｜DSML｜invoke></｜DSML｜function_calls> (DeepSeek V3.2)`,
-		New:         func(cfg Config) Parser { return &v32Parser{schemas: cfg.Schemas} },
+		New:         func(cfg Config) Parser { return newV32(cfg) },
 		Starts:      v32Starts,
 		ModelStarts: v32PlainStarts,
 		Claim:       v32Claim,
@@ -76,92 +76,46 @@ func init() {
 	})
 }
 
-type v32State uint8
-
 const (
-	v32Text      v32State = iota
-	v32Section            // in a section: an invoke or the section's end comes next
-	v32Invoke             // after <｜DSML｜invoke: its attributes up to '>'
-	v32Body               // in an invoke: a parameter, a JSON object or the invoke's end
-	v32ParamTag           // after <｜DSML｜parameter: its attributes up to '>'
-	v32Value              // a parameter's value
-	v32JSON               // an invoke whose body is a JSON object
-	v32AfterJSON          // the JSON object complete: </｜DSML｜invoke> comes next
+	v32Text      = iota // plain text
+	v32Section          // in a section: an invoke or the section's end comes next
+	v32Invoke           // after <｜DSML｜invoke: its attributes up to '>'
+	v32Body             // in an invoke: a parameter, a JSON object or the invoke's end
+	v32ParamTag         // after <｜DSML｜parameter: its attributes up to '>'
+	v32Value            // a parameter's value
+	v32JSON             // an invoke whose body is a JSON object
+	v32AfterJSON        // the JSON object complete: </｜DSML｜invoke> comes next
 )
 
 // v32Parser parses the deepseek_v32 format.
 type v32Parser struct {
 	markup
 	schemas  Schemas
-	st       v32State
 	tags     *v32Tags // the open section's spelling
-	calls    int      // calls recovered in the open section
 	tool     string   // the open call's name
-	params   int      // parameters written for the open call
-	param    string   // the open parameter's name
-	isString string   // its string attribute ("" when absent)
+	params   argObject
+	jsonBody bool   // the invoke's body is a JSON object
+	param    string // the open parameter's name
+	isString string // its string attribute ("" when absent)
 	value    strings.Builder
 }
 
-// FormatName returns "deepseek_v32".
-func (p *v32Parser) FormatName() string { return deepseekV32Name }
-
-// Quiet reports whether s holds no '<' while the parser is in plain text.
-func (p *v32Parser) Quiet(s string) bool {
-	return p.st == v32Text && p.buf == "" && strings.IndexByte(s, '<') < 0
-}
-
-// Feed parses the next piece of the reply.
-func (p *v32Parser) Feed(out []Event, s string) []Event {
-	p.buf += s
-	return p.run(out, false)
-}
-
-// Close ends the reply.
-func (p *v32Parser) Close(out []Event) []Event {
-	out = p.run(out, true)
-	out = AppendText(out, p.buf)
-	p.buf = ""
-	return out
-}
-
-func (p *v32Parser) failText(out []Event, why string) []Event {
-	p.st = v32Text
-	return p.fail(out, deepseekV32Name+": "+why)
-}
-
-// endCall closes the open call's arguments and ends it.
-func (p *v32Parser) endCall(out []Event) []Event {
-	if p.params == 0 {
-		out = AppendArgs(out, "{}")
-	} else {
-		out = AppendArgs(out, "}")
-	}
-	p.calls++
-	p.st = v32Section
-	return p.recovered(out)
+func newV32(cfg Config) *v32Parser {
+	p := &v32Parser{schemas: cfg.Schemas}
+	p.init(deepseekV32Name, '<', p)
+	return p
 }
 
 func (p *v32Parser) run(out []Event, eof bool) []Event {
 	for {
 		switch p.st {
 		case v32Text:
-			at, which := IndexFirst(p.buf, v32AllStarts...)
-			if at < 0 {
-				keep := 0
-				if !eof {
-					keep = HeldTail(p.buf, v32AllStarts...)
-				}
-				out = AppendText(out, p.buf[:len(p.buf)-keep])
-				p.buf = p.buf[len(p.buf)-keep:]
+			var which int
+			if out, which = p.text(out, Text, eof, v32AllStarts...); which < 0 {
 				return out
 			}
-			out = AppendText(out, p.buf[:at])
-			p.buf = p.buf[at:]
-			p.raw.Reset()
-			p.calls = 0
 			m := v32AllStarts[which]
-			p.take(len(m))
+			p.open(len(m))
 			p.tags = v32DSMLTags
 			if which >= len(v32Starts) {
 				p.tags = v32PlainTags
@@ -172,30 +126,15 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 			}
 
 		case v32Section:
-			rest := p.buf[spaceLen(p.buf):]
-			switch m := hasPrefixAny(rest, p.tags.sectionNext...); {
-			case m == p.tags.invokeOpen:
-				p.take(len(p.buf) - len(rest) + len(m))
-				p.st = v32Invoke
-				continue
-			case m != "":
-				p.take(len(p.buf) - len(rest) + len(m))
-				if p.calls == 0 { // an empty section is no markup
-					out = p.giveBack(out)
-				}
-				p.raw.Reset()
-				p.st = v32Text
-				continue
-			case !eof && (rest == "" || partialOf(rest, p.tags.sectionNext...)):
+			var step sectStep
+			switch out, step = p.section(out, eof, p.tags.invokeOpen, p.tags.callsClose...); step {
+			case sectMore:
 				return out
+			case sectCall:
+				p.st = v32Invoke
+			case sectOver:
+				p.st = v32Text
 			}
-			// A section tag with no invoke after it is not markup; after
-			// calls, the section ended without its closing tag.
-			if p.calls == 0 {
-				out = p.giveBack(out)
-			}
-			p.raw.Reset()
-			p.st = v32Text
 
 		case v32Invoke:
 			attrs, n, step := v32Tag(p.buf, eof)
@@ -211,29 +150,29 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 				continue
 			}
 			p.take(n)
-			p.tool, p.params = attrs["name"], 0
+			p.tool, p.params, p.jsonBody = attrs["name"], argObject{}, false
 			out = append(out, Event{Kind: CallBegin, Name: p.tool})
 			p.st = v32Body
 
 		case v32Body:
-			rest := p.buf[spaceLen(p.buf):]
+			rest := p.rest()
 			switch {
 			case strings.HasPrefix(rest, p.tags.paramOpen):
-				p.take(len(p.buf) - len(rest) + len(p.tags.paramOpen))
+				p.takeTo(rest, len(p.tags.paramOpen))
 				p.st = v32ParamTag
 			case strings.HasPrefix(rest, p.tags.invokeClose):
-				p.take(len(p.buf) - len(rest) + len(p.tags.invokeClose))
+				p.takeTo(rest, len(p.tags.invokeClose))
 				out = p.endCall(out)
-			case rest != "" && rest[0] == '{' && p.params == 0:
+			case rest != "" && rest[0] == '{' && p.params.n == 0 && !p.jsonBody:
 				p.beginArgs()
-				p.params = -1 // arguments written as they come
+				p.jsonBody = true // arguments written as they come
 				p.st = v32JSON
 			case !eof && (rest == "" || partialOf(rest, p.tags.bodyNext...)):
 				return out
 			case rest == "" || hasPrefixAny(rest, p.tags.sectionNext...) != "":
 				// The invoke's closing tag is missing: its parameters are
 				// complete all the same.
-				p.take(len(p.buf) - len(rest))
+				p.takeTo(rest, 0)
 				out = p.endCall(out)
 			default:
 				out = p.failText(out, "unexpected text in an invoke")
@@ -269,34 +208,27 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 			if which == 0 {
 				p.take(len(p.tags.paramClose))
 			}
-			out = p.writeParam(out)
+			v := paramValue(p.schemas, p.tool, p.param, p.value.String(), p.isString == "false")
+			out = p.params.member(out, p.param, v)
 			p.st = v32Body
 
 		case v32JSON:
 			var step argStep
-			out, step = p.streamArgs(out, eof)
-			switch step {
+			switch out, step = p.callArgs(out, eof, ""); step {
 			case argMore:
 				if !eof {
 					return out
 				}
-				out = p.failText(out, "unterminated tool-call arguments")
-			case argBad:
-				out = p.failText(out, "tool-call arguments are not a JSON object")
 			case argDone:
 				p.st = v32AfterJSON
 			}
 
 		case v32AfterJSON:
-			rest := p.buf[spaceLen(p.buf):]
-			if strings.HasPrefix(rest, p.tags.invokeClose) {
-				p.take(len(p.buf) - len(rest) + len(p.tags.invokeClose))
-			} else if !eof && (rest == "" || partialOf(rest, p.tags.invokeClose)) {
+			var wait bool
+			if out, wait = p.callEnded(out, eof, p.tags.invokeClose); wait {
 				return out
 			}
-			p.calls++
 			p.st = v32Section
-			out = p.recovered(out)
 			if eof && p.buf == "" {
 				return out
 			}
@@ -304,27 +236,14 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 	}
 }
 
-// writeParam appends the finished parameter to the open call's arguments.
-func (p *v32Parser) writeParam(out []Event) []Event {
-	raw := p.value.String()
-	var v string
-	if typ, ok := p.schemas.Type(p.tool, p.param); ok && typ != "" {
-		v = TypedValue(raw, typ)
-	} else if p.isString == "false" {
-		if js, ok := literalJSON(strings.TrimSpace(raw)); ok {
-			v = js
-		} else {
-			v = quote(raw)
-		}
-	} else {
-		v = quote(raw)
+// endCall closes the open call's arguments and ends it.
+func (p *v32Parser) endCall(out []Event) []Event {
+	if !p.jsonBody {
+		out = p.params.end(out)
 	}
-	sep := ","
-	if p.params == 0 {
-		sep = "{"
-	}
-	p.params++
-	return AppendArgs(out, sep+quote(p.param)+":"+v)
+	p.calls++
+	p.st = v32Section
+	return p.recovered(out)
 }
 
 // tagStep says where reading a tag's attributes stands.
@@ -399,14 +318,9 @@ func v32Claim(rest string, _ bool) Claim {
 	if hasPrefixAny(rest, v32PlainStarts...) != "" {
 		tags = v32PlainTags
 	}
-	if m := hasPrefixAny(rest, v32CallsOpen, v32CallsOpen1, v32PlainStarts[0]); m != "" {
-		rest = strings.TrimLeft(rest[len(m):], " \t\r\n")
-		if rest == "" || partialOf(rest, tags.invokeOpen) {
-			return ClaimMore
-		}
-		if !strings.HasPrefix(rest, tags.invokeOpen) {
-			return ClaimNo
-		}
+	rest, c := claimSection(rest, tags.invokeOpen, v32CallsOpen, v32CallsOpen1, v32PlainStarts[0])
+	if c != ClaimYes {
+		return c
 	}
 	attrs, _, step := v32Tag(rest[len(tags.invokeOpen):], false)
 	switch {

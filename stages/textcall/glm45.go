@@ -1,9 +1,6 @@
 package textcall
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "strings"
 
 // GLM writes a call as a name followed by key and value tags:
 //
@@ -102,9 +99,6 @@ func glmHeader(s string) (name string, end int, c Claim, newline bool) {
 	return "", 0, ClaimNo, false
 }
 
-// isWS reports whether c is ASCII white space.
-func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-
 // glmSkip returns the length of the white space at the start of s, where
 // the two characters \n written literally (GLM-4.7 sometimes does) count
 // as white space too; partial is true when s ends in a lone backslash that
@@ -125,54 +119,33 @@ func glmSkip(s string) (n int, partial bool) {
 	return n, false
 }
 
-type glmState uint8
-
 const (
-	glmText     glmState = iota // outside a call
-	glmAfter                    // outside, right after a call: white space held
-	glmHead                     // after <tool_call>, before its first tag
-	glmBetween                  // in a call, expecting <arg_key> or </tool_call>
-	glmKey                      // inside <arg_key>
-	glmAfterKey                 // expecting <arg_value>
-	glmValue                    // inside <arg_value>
+	glmText     = iota // outside a call
+	glmAfter           // outside, right after a call: white space held
+	glmHead            // after <tool_call>, before its first tag
+	glmBetween         // in a call, expecting <arg_key> or </tool_call>
+	glmKey             // inside <arg_key>
+	glmAfterKey        // expecting <arg_value>
+	glmValue           // inside <arg_value>
 )
 
 // glmParser parses glm45 and glm47 replies.
 type glmParser struct {
-	format  string
+	markup
 	schemas Schemas
-	state   glmState
-	buf     string          // input not consumed yet
-	raw     strings.Builder // the open call's markup as written
-	tool    string          // the open call's name
-	nargs   int             // arguments begun in the open call
-	typ     string          // schema type of the open value
-	stream  bool            // the open value streams as a JSON string
-	val     strings.Builder // the open value, when typed
+	tool    string // the open call's name
+	value   tagValue
 }
 
 func newGLM(format string, cfg Config) *glmParser {
-	return &glmParser{format: format, schemas: cfg.Schemas}
+	p := &glmParser{schemas: cfg.Schemas, value: newTagValue(glmValClose, false, glmConfirm)}
+	p.init(format, '<', p)
+	return p
 }
 
-// FormatName returns the parser's format.
-func (p *glmParser) FormatName() string { return p.format }
-
-// Quiet reports whether s passes as text: outside a call, nothing held,
-// and no '<' that could start one.
-func (p *glmParser) Quiet(s string) bool {
-	return p.state == glmText && p.buf == "" && strings.IndexByte(s, '<') < 0
-}
-
-// eat moves n bytes of the buffer into the open call's markup.
-func (p *glmParser) eat(n int) {
-	p.raw.WriteString(p.buf[:n])
-	p.buf = p.buf[n:]
-}
-
-// Feed parses the next piece of the reply.
-func (p *glmParser) Feed(out []Event, s string) []Event {
-	p.buf += s
+// run makes moves until one needs more input (the end of the reply is
+// Close's).
+func (p *glmParser) run(out []Event, eof bool) []Event {
 	for {
 		var more bool
 		out, more = p.step(out)
@@ -184,28 +157,23 @@ func (p *glmParser) Feed(out []Event, s string) []Event {
 
 // step makes one move; it reports false when it needs more input.
 func (p *glmParser) step(out []Event) ([]Event, bool) {
-	switch p.state {
+	switch p.st {
 	case glmText:
-		at := strings.Index(p.buf, glmOpen)
-		if at < 0 {
-			keep := HeldTail(p.buf, glmOpen)
-			out = AppendText(out, p.buf[:len(p.buf)-keep])
-			p.buf = p.buf[len(p.buf)-keep:]
+		var which int
+		if out, which = p.text(out, Text, false, glmOpen); which < 0 {
 			return out, false
 		}
-		out = AppendText(out, p.buf[:at])
-		p.buf = p.buf[at:]
 		p.raw.Reset()
-		p.state = glmHead
+		p.st = glmHead
 	case glmAfter:
 		rest := strings.TrimLeft(p.buf, " \t\r\n")
-		if rest == "" || (len(rest) < len(glmOpen) && strings.HasPrefix(glmOpen, rest)) {
+		if rest == "" || partialOf(rest, glmOpen) {
 			return out, false
 		}
 		if strings.HasPrefix(rest, glmOpen) {
 			p.buf = rest // white space between calls is part of the markup
 		}
-		p.state = glmText
+		p.st = glmText
 	case glmHead:
 		name, end, c, _ := glmHeader(p.buf)
 		switch c {
@@ -214,23 +182,23 @@ func (p *glmParser) step(out []Event) ([]Event, bool) {
 		case ClaimNo: // not a call: the tag is text
 			out = AppendText(out, glmOpen)
 			p.buf = p.buf[len(glmOpen):]
-			p.state = glmText
+			p.st = glmText
 			return out, true
 		}
-		p.eat(end)
-		p.tool, p.nargs = name, 0
+		p.take(end)
+		p.tool, p.value.obj = name, argObject{}
 		out = append(out, Event{Kind: CallBegin, Name: name})
-		p.state = glmBetween
+		p.st = glmBetween
 	case glmBetween, glmAfterKey:
 		n, partial := glmSkip(p.buf)
 		rest := p.buf[n:]
 		want := []string{glmKeyOpen, glmClose}
-		if p.state == glmAfterKey {
+		if p.st == glmAfterKey {
 			want = []string{glmValOpen}
 		}
 		for _, tag := range want {
 			if strings.HasPrefix(rest, tag) {
-				p.eat(n + len(tag))
+				p.take(n + len(tag))
 				return p.openTag(out, tag), true
 			}
 		}
@@ -250,69 +218,31 @@ func (p *glmParser) step(out []Event) ([]Event, bool) {
 		if key == "" {
 			return p.malformed(out, "empty GLM argument name"), true
 		}
-		p.eat(at + len(glmKeyClose))
-		if p.nargs == 0 {
-			out = AppendArgs(out, "{")
-		} else {
-			out = AppendArgs(out, ",")
-		}
-		p.nargs++
-		out = AppendArgs(out, quote(key)+":")
-		p.typ, _ = p.schemas.Type(p.tool, key)
-		p.stream = xvStreams(p.typ)
-		p.state = glmAfterKey
+		p.take(at + len(glmKeyClose))
+		out = p.value.begin(out, p.schemas, p.tool, key)
+		p.st = glmAfterKey
 	case glmValue:
-		at := strings.Index(p.buf, glmValClose)
-		if at < 0 {
-			n := xvSafeCut(p.buf[:len(p.buf)-HeldTail(p.buf, glmValClose)])
-			out = p.value(out, p.buf[:n])
-			p.eat(n)
+		var step valStep
+		switch out, step = p.value.read(out, &p.markup); step {
+		case valWait:
 			return out, false
+		case valDone:
+			p.st = glmBetween
 		}
-		switch glmConfirm(p.buf[at+len(glmValClose):]) {
-		case ClaimNo: // an </arg_value> inside the value
-			out = p.value(out, p.buf[:at+len(glmValClose)])
-			p.eat(at + len(glmValClose))
-			return out, true
-		case ClaimMore:
-			n := xvSafeCut(p.buf[:at])
-			out = p.value(out, p.buf[:n])
-			p.eat(n)
-			return out, false
-		}
-		out = p.finish(out, at)
-		p.state = glmBetween
 	}
 	return out, true
 }
 
-// openTag moves past an opening or closing tag just eaten.
+// openTag moves past an opening or closing tag just taken.
 func (p *glmParser) openTag(out []Event, tag string) []Event {
 	switch tag {
 	case glmKeyOpen:
-		p.state = glmKey
+		p.st = glmKey
 	case glmValOpen:
-		p.val.Reset()
-		if p.stream {
-			out = AppendArgs(out, `"`)
-		}
-		p.state = glmValue
+		p.st = glmValue
 	case glmClose:
 		out = p.end(out)
 	}
-	return out
-}
-
-// finish ends the open value at the </arg_value> at offset at.
-func (p *glmParser) finish(out []Event, at int) []Event {
-	out = p.value(out, p.buf[:at])
-	if p.stream {
-		out = AppendArgs(out, `"`)
-	} else {
-		out = AppendArgs(out, TypedValue(p.val.String(), p.typ))
-	}
-	p.eat(at + len(glmValClose))
-	p.state = glmBetween
 	return out
 }
 
@@ -333,41 +263,24 @@ func glmConfirm(rest string) Claim {
 	return ClaimNo
 }
 
-// value passes on a piece of the open value.
-func (p *glmParser) value(out []Event, s string) []Event {
-	if p.stream {
-		return AppendArgs(out, xvEscape(s))
-	}
-	p.val.WriteString(s)
-	return out
-}
-
 // end closes the open call's arguments and the call.
 func (p *glmParser) end(out []Event) []Event {
-	if p.nargs == 0 {
-		out = AppendArgs(out, "{}")
-	} else {
-		out = AppendArgs(out, "}")
-	}
-	p.state = glmAfter
-	p.raw.Reset()
-	return append(out, Event{Kind: CallEnd})
+	out = p.value.obj.end(out)
+	p.st = glmAfter
+	return p.recovered(out)
 }
 
 // malformed voids the open call and gives its markup back as text; the
 // unconsumed input is read again as text.
 func (p *glmParser) malformed(out []Event, why string) []Event {
-	out = append(out, Event{Kind: Malformed, Text: why})
-	out = AppendText(out, p.raw.String())
-	p.raw.Reset()
-	p.state = glmText
-	return out
+	p.st = glmText
+	return p.fail(out, why)
 }
 
 // Close ends the reply. A call whose only missing part is </tool_call> is
 // ended; one cut inside a tag or a value is given back as text.
 func (p *glmParser) Close(out []Event) []Event {
-	switch p.state {
+	switch p.st {
 	case glmText:
 		out = AppendText(out, p.buf)
 	case glmAfter:
@@ -378,75 +291,28 @@ func (p *glmParser) Close(out []Event) []Event {
 		out = append(out, Event{Kind: Malformed, Text: "unterminated GLM tool call"})
 		out = AppendText(out, p.buf)
 	case glmValue, glmBetween:
-		if p.state == glmValue {
+		if p.st == glmValue {
 			// The reply ended after an </arg_value> that was waiting for
 			// what follows: it ends the value.
-			at := strings.Index(p.buf, glmValClose)
-			if at < 0 {
-				out = append(out, Event{Kind: Malformed, Text: "GLM tool call cut inside an argument"})
-				out = AppendText(out, p.raw.String()+p.buf)
+			var ok bool
+			if out, ok = p.value.atEOF(out, &p.markup); !ok {
+				out = p.malformed(out, "GLM tool call cut inside an argument")
+				out = AppendText(out, p.buf)
 				break
 			}
-			out = p.finish(out, at)
 		}
 		n, _ := glmSkip(p.buf)
 		if rest := p.buf[n:]; rest == "" || strings.HasPrefix(glmClose, rest) {
 			out = p.end(out)
 			break
 		}
-		out = append(out, Event{Kind: Malformed, Text: "unterminated GLM tool call"})
-		out = AppendText(out, p.raw.String()+p.buf)
+		out = p.malformed(out, "unterminated GLM tool call")
+		out = AppendText(out, p.buf)
 	default:
-		out = append(out, Event{Kind: Malformed, Text: "GLM tool call cut inside an argument"})
-		out = AppendText(out, p.raw.String()+p.buf)
+		out = p.malformed(out, "GLM tool call cut inside an argument")
+		out = AppendText(out, p.buf)
 	}
-	p.buf, p.state = "", glmText
+	p.buf, p.st = "", glmText
 	p.raw.Reset()
 	return out
-}
-
-// xvStreams reports whether a value of schema type typ is a JSON string
-// (so it can be passed on while it arrives) rather than a typed value
-// parsed once whole: see TypedValue.
-func xvStreams(typ string) bool {
-	switch typ {
-	case "integer", "number", "boolean", "object", "array", "null":
-		return false
-	}
-	return true
-}
-
-// xvEscape returns s escaped as the inside of a JSON string; pieces of a
-// text cut at character boundaries escape to the pieces of the whole.
-func xvEscape(s string) string {
-	plain := utf8.ValidString(s)
-	for i := 0; plain && i < len(s); i++ {
-		// What encoding/json escapes: controls, quote, backslash, and
-		// U+2028/U+2029 (which start with 0xE2).
-		c := s[i]
-		plain = c >= 0x20 && c != '"' && c != '\\' && c != 0xE2
-	}
-	if plain {
-		return s
-	}
-	q := quote(s)
-	return q[1 : len(q)-1]
-}
-
-// xvSafeCut returns the length of s without an incomplete UTF-8 character
-// at its end, which must wait for its other bytes.
-func xvSafeCut(s string) int {
-	for k := 1; k <= utf8.UTFMax-1 && k <= len(s); k++ {
-		c := s[len(s)-k]
-		if c < 0x80 {
-			return len(s)
-		}
-		if utf8.RuneStart(c) {
-			if !utf8.FullRuneInString(s[len(s)-k:]) {
-				return len(s) - k
-			}
-			return len(s)
-		}
-	}
-	return len(s)
 }

@@ -1,7 +1,6 @@
 package textcall
 
 import (
-	"encoding/json"
 	"strings"
 )
 
@@ -289,46 +288,36 @@ func hmCallHeaderEnd(s string, j int, hd hmHeader) (hmHeader, Claim) {
 	return hd, ClaimYes
 }
 
-type hmState uint8
-
 const (
-	hmOut      hmState = iota // between messages (or text outside them)
-	hmHead                    // a header written with special tokens
-	hmDHead                   // a degraded header
-	hmBody                    // a text or reasoning body
-	hmArgs                    // a call's JSON arguments
-	hmArgsDone                // after a call's arguments
+	hmOut      = iota // between messages (or text outside them)
+	hmHead            // a header written with special tokens
+	hmDHead           // a degraded header
+	hmBody            // a text or reasoning body
+	hmArgs            // a call's JSON arguments
+	hmArgsDone        // after a call's arguments
 )
 
 // harmonyParser parses gpt_oss replies.
 type harmonyParser struct {
-	loose  bool // degraded markers are read (model hint, or seen)
-	start  bool // nothing but white space so far
-	state  hmState
-	glued  bool // the degraded header follows "assistant"
-	kind   Kind // Text or Reasoning: the open body's kind
-	buf    string
-	raw    strings.Builder // the open call's markup
-	args   strings.Builder // the open call's arguments
-	depth  int             // JSON nesting in the arguments
-	inStr  bool
-	esc    bool
-	opened bool   // the arguments' '{' was seen
-	lead   string // white space before the reply's first header
+	markup
+	loose bool   // degraded markers are read (model hint, or seen)
+	start bool   // nothing but white space so far
+	glued bool   // the degraded header follows "assistant"
+	kind  Kind   // Text or Reasoning: the open body's kind
+	lead  string // white space before the reply's first header
 }
 
 func newHarmony(cfg Config) *harmonyParser {
-	return &harmonyParser{loose: hmHinted(cfg.Model), start: true}
+	p := &harmonyParser{loose: hmHinted(cfg.Model), start: true}
+	p.init("gpt_oss", '<', p)
+	return p
 }
-
-// FormatName returns "gpt_oss".
-func (p *harmonyParser) FormatName() string { return "gpt_oss" }
 
 // Quiet reports whether s passes as text: in text outside messages or in
 // a final or commentary body, nothing held, no '<' and (reading degraded
 // text) nothing that could start a marker.
 func (p *harmonyParser) Quiet(s string) bool {
-	if p.buf != "" || p.start || !(p.state == hmOut || p.state == hmBody && p.kind == Text) {
+	if p.buf != "" || p.start || !(p.st == hmOut || p.st == hmBody && p.kind == Text) {
 		return false
 	}
 	if strings.IndexByte(s, '<') >= 0 {
@@ -337,14 +326,9 @@ func (p *harmonyParser) Quiet(s string) bool {
 	return !p.loose || (!strings.Contains(s, hmAssistant) && HeldTail(s, hmMarkers...) == 0)
 }
 
-func (p *harmonyParser) eat(n int) {
-	p.raw.WriteString(p.buf[:n])
-	p.buf = p.buf[n:]
-}
-
-// Feed parses the next piece of the reply.
-func (p *harmonyParser) Feed(out []Event, s string) []Event {
-	p.buf += s
+// run makes moves until one needs more input (the end of the reply is
+// Close's).
+func (p *harmonyParser) run(out []Event, eof bool) []Event {
 	for {
 		var more bool
 		out, more = p.step(out)
@@ -355,7 +339,7 @@ func (p *harmonyParser) Feed(out []Event, s string) []Event {
 }
 
 func (p *harmonyParser) step(out []Event) ([]Event, bool) {
-	switch p.state {
+	switch p.st {
 	case hmOut:
 		if p.start {
 			return p.opening(out)
@@ -364,20 +348,15 @@ func (p *harmonyParser) step(out []Event) ([]Event, bool) {
 		if p.loose {
 			marks = append(marks, hmMarkers...)
 		}
-		at, which := IndexFirst(p.buf, marks...)
-		if at < 0 {
-			keep := HeldTail(p.buf, marks...)
-			out = AppendText(out, p.buf[:len(p.buf)-keep])
-			p.buf = p.buf[len(p.buf)-keep:]
+		var which int
+		if out, which = p.text(out, Text, false, marks...); which < 0 {
 			return out, false
 		}
-		out = AppendText(out, p.buf[:at])
-		p.buf = p.buf[at:]
 		p.raw.Reset()
 		if which < 2 {
-			p.state = hmHead
+			p.st = hmHead
 		} else {
-			p.state, p.glued = hmDHead, true
+			p.st, p.glued = hmDHead, true
 		}
 	case hmHead:
 		at := strings.Index(p.buf, hmMessage)
@@ -391,7 +370,7 @@ func (p *harmonyParser) step(out []Event) ([]Event, bool) {
 		if !ok {
 			return p.notHeader(out, "bad harmony header"), true
 		}
-		p.eat(at + len(hmMessage))
+		p.take(at + len(hmMessage))
 		return p.open(out, hd), true
 	case hmDHead:
 		s := p.buf
@@ -407,33 +386,28 @@ func (p *harmonyParser) step(out []Event) ([]Event, bool) {
 			out = AppendText(out, p.lead+p.buf[:1])
 			p.lead = ""
 			p.buf = p.buf[1:]
-			p.state = hmOut
+			p.st = hmOut
 			return out, true
 		}
 		if p.glued {
 			hd.n += len(hmAssistant)
 		}
 		p.loose = true
-		p.eat(hd.n)
+		p.take(hd.n)
 		return p.open(out, hd), true
 	case hmBody:
 		ends := hmBodyEnds
 		if p.loose {
 			ends = append(ends[:len(ends):len(ends)], hmMarkers...)
 		}
-		at, which := IndexFirst(p.buf, ends...)
-		if at < 0 {
-			keep := HeldTail(p.buf, ends...)
-			out = appendText(out, p.kind, p.buf[:len(p.buf)-keep])
-			p.buf = p.buf[len(p.buf)-keep:]
+		var which int
+		if out, which = p.text(out, p.kind, false, ends...); which < 0 {
 			return out, false
 		}
-		out = appendText(out, p.kind, p.buf[:at])
-		p.buf = p.buf[at:]
 		if which <= 2 { // <|end|>, <|call|>, <|return|>
 			p.buf = p.buf[len(ends[which]):]
 		}
-		p.state = hmOut
+		p.st = hmOut
 	case hmArgs:
 		return p.argsStep(out)
 	case hmArgsDone:
@@ -467,11 +441,11 @@ func (p *harmonyParser) opening(out []Event) ([]Event, bool) {
 	if rest == "" {
 		return out, false
 	}
-	next := func(st hmState) ([]Event, bool) {
+	next := func(st uint8) ([]Event, bool) {
 		// White space before the first header goes with it (dropped
 		// once the header is read, given back if it is none).
 		p.lead = p.buf[:len(p.buf)-len(rest)]
-		p.buf, p.start, p.state = rest, false, st
+		p.buf, p.start, p.st = rest, false, st
 		p.raw.Reset()
 		return out, true
 	}
@@ -511,16 +485,15 @@ func (p *harmonyParser) open(out []Event, hd hmHeader) []Event {
 	p.lead = ""
 	if hd.recipient != "" {
 		name := strings.TrimPrefix(hd.recipient, "functions.")
-		p.args.Reset()
-		p.depth, p.inStr, p.esc, p.opened = 0, false, false, false
-		p.state = hmArgs
+		p.beginArgs()
+		p.st = hmArgs
 		return append(out, Event{Kind: CallBegin, Name: name})
 	}
 	p.kind = Text
 	if hd.channel == "analysis" {
 		p.kind = Reasoning
 	}
-	p.state = hmBody
+	p.st = hmBody
 	return out
 }
 
@@ -537,93 +510,59 @@ func (p *harmonyParser) notHeader(out []Event, why string) []Event {
 	n = min(n, len(p.buf))
 	out = AppendText(out, p.buf[:n])
 	p.buf = p.buf[n:]
-	p.state = hmOut
+	p.st = hmOut
 	return out
 }
 
 // argsStep passes on the bytes of a call's JSON arguments up to where the
 // object closes, a special token cuts it, or the held tail begins.
 func (p *harmonyParser) argsStep(out []Event) ([]Event, bool) {
-	if !p.opened {
-		rest := strings.TrimLeft(p.buf, " \t\r\n")
+	if !p.obj.started {
+		rest := p.rest()
 		if rest == "" {
 			return out, false
 		}
 		if rest[0] != '{' {
 			return p.malformed(out, "harmony call arguments are not a JSON object"), true
 		}
-		p.eat(len(p.buf) - len(rest))
-		p.opened = true
+		p.takeTo(rest, 0)
 	}
 	lim, which := IndexFirst(p.buf, hmBodyEnds...)
 	if lim < 0 {
-		lim = xvSafeCut(p.buf[:len(p.buf)-HeldTail(p.buf, hmBodyEnds...)])
+		lim = safeCut(p.buf[:len(p.buf)-HeldTail(p.buf, hmBodyEnds...)])
 	}
-	for i := 0; i < lim; i++ {
-		c := p.buf[i]
-		switch {
-		case p.esc:
-			p.esc = false
-		case p.inStr:
-			switch c {
-			case '\\':
-				p.esc = true
-			case '"':
-				p.inStr = false
-			}
-		case c == '"':
-			p.inStr = true
-		case c == '{' || c == '[':
-			p.depth++
-		case c == '}' || c == ']':
-			p.depth--
-			if p.depth == 0 {
-				out = p.argBytes(out, i+1)
-				if !json.Valid([]byte(p.args.String())) {
-					return p.malformed(out, "harmony call arguments are not valid JSON"), true
-				}
-				p.state = hmArgsDone
-				return out, true
-			}
-		}
-	}
-	out = p.argBytes(out, lim)
-	if which >= 0 {
+	n, done := p.obj.scan(p.buf[:lim])
+	out = AppendArgs(out, p.take(n))
+	switch {
+	case done && p.obj.bad():
+		return p.malformed(out, "harmony call arguments are not valid JSON"), true
+	case done:
+		p.st = hmArgsDone
+		return out, true
+	case which >= 0:
 		return p.malformed(out, "harmony call arguments cut by "+hmBodyEnds[which]), true
 	}
 	return out, false
 }
 
-// argBytes passes on the first n bytes of the buffer as arguments.
-func (p *harmonyParser) argBytes(out []Event, n int) []Event {
-	p.args.WriteString(p.buf[:n])
-	out = AppendArgs(out, p.buf[:n])
-	p.eat(n)
-	return out
-}
-
 // end ends the open call.
 func (p *harmonyParser) end(out []Event) []Event {
-	p.raw.Reset()
-	p.state = hmOut
-	return append(out, Event{Kind: CallEnd})
+	p.st = hmOut
+	return p.recovered(out)
 }
 
 // malformed voids the open call and gives its markup back as text; the
 // rest is read again from outside a message.
 func (p *harmonyParser) malformed(out []Event, why string) []Event {
-	out = append(out, Event{Kind: Malformed, Text: why})
-	out = AppendText(out, p.raw.String())
-	p.raw.Reset()
-	p.state = hmOut
-	return out
+	p.st = hmOut
+	return p.fail(out, why)
 }
 
 // Close ends the reply. A call whose arguments are complete is ended
 // (<|call|> is a stop token servers leave out); one cut inside its
 // arguments or header is given back as text.
 func (p *harmonyParser) Close(out []Event) []Event {
-	switch p.state {
+	switch p.st {
 	case hmOut:
 		out = AppendText(out, p.buf)
 	case hmHead:
@@ -645,7 +584,7 @@ func (p *harmonyParser) Close(out []Event) []Event {
 			out = AppendText(out, p.buf)
 		}
 	}
-	p.buf, p.lead, p.state = "", "", hmOut
+	p.buf, p.lead, p.st = "", "", hmOut
 	p.raw.Reset()
 	return out
 }

@@ -1,10 +1,16 @@
 package textcall
 
-// jsWalker validates one JSON value a byte at a time, so that a parser can
-// pass on the bytes of a call's arguments as they arrive and still know
-// that they form one valid JSON value. It reports where values and object
-// keys begin and end, with the depth of the container that holds them
-// (0 for the top-level value, 1 for a member of the top-level object).
+// jsWalker is the package's one JSON scanner. It validates one JSON value
+// a byte at a time, so that a parser can pass on the bytes of a call's
+// arguments as they arrive and still know that they form one valid JSON
+// value. It reports where values and object keys begin and end, with the
+// depth of the container that holds them (0 for the top-level value, 1
+// for a member of the top-level object).
+//
+// With python set it reads a Python literal instead (as models trained on
+// templates that render with Python's repr write): it then only follows
+// strings in either quote and the nesting, to find where the value ends;
+// literalJSON converts and checks the whole.
 type jsWalker struct {
 	stack  []byte // open containers: '{' or '['
 	state  jwState
@@ -12,6 +18,9 @@ type jsWalker struct {
 	hex    int    // hex digits left in a \u escape
 	inKey  bool   // the string being read is an object key
 	failed bool
+	python bool
+	nest   bool // following only the nesting of a value that broke the JSON
+	quote  byte // python or nest: the quote of the open string
 }
 
 // jwState is what a jsWalker expects next.
@@ -85,6 +94,9 @@ func (w *jsWalker) afterValue() {
 func (w *jsWalker) Step(c byte) int {
 	if w.failed {
 		return jwErr
+	}
+	if w.python || w.nest {
+		return w.stepNest(c)
 	}
 	flags := 0
 	switch w.state {
@@ -296,3 +308,90 @@ func (w *jsWalker) fail() int {
 func jwIsHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
+
+// stepNest is Step for a Python literal, or for the rest of a value that
+// broke the JSON (nest): strings (in either quote for Python) and nesting
+// only.
+func (w *jsWalker) stepNest(c byte) int {
+	switch {
+	case w.state == jwDone:
+		if jwIsSpace(c) {
+			return 0
+		}
+		return w.fail()
+	case w.state == jwEscape:
+		w.state = jwString
+	case w.state == jwString:
+		switch c {
+		case '\\':
+			w.state = jwEscape
+		case w.quote:
+			w.state = jwValue
+		}
+	case c == '"' || (w.python && c == '\''):
+		w.state, w.quote = jwString, c
+	case c == '{' || c == '[' || c == '(':
+		if len(w.stack) >= jwMaxDepth {
+			return w.fail()
+		}
+		w.stack = append(w.stack, c)
+	case c == '}' || c == ']' || c == ')':
+		if len(w.stack) == 0 {
+			return w.fail()
+		}
+		w.stack = w.stack[:len(w.stack)-1]
+		if len(w.stack) == 0 {
+			w.state = jwDone
+			return jwEnd
+		}
+	}
+	return 0
+}
+
+// objScan finds where one JSON object (or Python literal) ends as its text
+// arrives in pieces, with a jsWalker: the chunk-level view of the walker
+// for parsers that pass the object on as it comes. A byte that breaks the
+// JSON does not end the object: the scan follows its nesting on to where
+// its writer closed it (so the markup ends there), and bad reports it.
+type objScan struct {
+	w       jsWalker
+	started bool
+	invalid bool // a byte broke the JSON
+}
+
+// reset readies the scanner for a new object, keeping its stack's memory.
+func (o *objScan) reset(python bool) {
+	*o = objScan{w: jsWalker{stack: o.w.stack[:0], python: python}}
+}
+
+// scan consumes the bytes of s that belong to the object (s starts with
+// '{' on the first call) and reports how many it took and whether the
+// object closed.
+func (o *objScan) scan(s string) (n int, done bool) {
+	o.started = o.started || s != ""
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if o.w.Step(c)&jwErr != 0 && !o.w.nest {
+			o.invalid = true
+			o.w.failed, o.w.nest = false, true
+			// Read on as the nesting alone: c again, in the same string
+			// (or escape) if it was in one.
+			switch o.w.quote = '"'; o.w.state {
+			case jwEscape:
+			case jwString, jwHex:
+				o.w.state = jwString
+			default:
+				o.w.state = jwValue
+			}
+			o.w.Step(c)
+		}
+		if o.w.failed || o.w.state == jwDone {
+			return i + 1, true
+		}
+	}
+	return len(s), false
+}
+
+// bad reports whether the object scanned is not valid (JSON, or for a
+// Python literal, its nesting).
+func (o *objScan) bad() bool { return o.invalid || o.w.failed }

@@ -32,182 +32,97 @@ func init() {
 	Register(Format{
 		Name:    "kimi_k2",
 		Summary: "<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json}<|tool_call_end|>…<|tool_calls_section_end|> (Kimi K2)",
-		New:     func(cfg Config) Parser { return &kimiParser{schemas: cfg.Schemas} },
+		New:     func(cfg Config) Parser { return newKimi(cfg) },
 		Starts:  kimiStarts,
 		Claim:   kimiClaim,
 		Models:  []string{"kimi"},
 	})
 }
 
-type kimiState uint8
-
 const (
-	kimiText    kimiState = iota
-	kimiSection           // in a section: a call or the section's end comes next
-	kimiID                // after <|tool_call_begin|>: the call id
-	kimiArgs              // the JSON arguments
-	kimiAfter             // arguments complete: <|tool_call_end|> comes next
+	kimiText    = iota // plain text
+	kimiSection        // in a section: a call or the section's end comes next
+	kimiID             // after <|tool_call_begin|>: the call id
+	kimiArgs           // the JSON arguments
+	kimiAfter          // arguments complete: <|tool_call_end|> comes next
 )
 
 // kimiParser parses the kimi_k2 format.
 type kimiParser struct {
 	markup
 	schemas Schemas
-	st      kimiState
-	calls   int // calls recovered in the open section
 }
 
-// FormatName returns "kimi_k2".
-func (p *kimiParser) FormatName() string { return "kimi_k2" }
-
-// Quiet reports whether s holds no '<' while the parser is in plain text.
-func (p *kimiParser) Quiet(s string) bool {
-	return p.st == kimiText && p.buf == "" && strings.IndexByte(s, '<') < 0
-}
-
-// Feed parses the next piece of the reply.
-func (p *kimiParser) Feed(out []Event, s string) []Event {
-	p.buf += s
-	return p.run(out, false)
-}
-
-// Close ends the reply.
-func (p *kimiParser) Close(out []Event) []Event {
-	out = p.run(out, true)
-	out = AppendText(out, p.buf)
-	p.buf = ""
-	return out
+func newKimi(cfg Config) *kimiParser {
+	p := &kimiParser{schemas: cfg.Schemas}
+	p.init("kimi_k2", '<', p)
+	return p
 }
 
 func (p *kimiParser) run(out []Event, eof bool) []Event {
 	for {
 		switch p.st {
 		case kimiText:
-			at, which := IndexFirst(p.buf, kimiStarts...)
-			if at < 0 {
-				keep := 0
-				if !eof {
-					keep = HeldTail(p.buf, kimiStarts...)
-				}
-				out = AppendText(out, p.buf[:len(p.buf)-keep])
-				p.buf = p.buf[len(p.buf)-keep:]
+			var which int
+			if out, which = p.text(out, Text, eof, kimiStarts...); which < 0 {
 				return out
 			}
-			out = AppendText(out, p.buf[:at])
-			p.buf = p.buf[at:]
-			p.raw.Reset()
-			p.calls = 0
 			m := kimiStarts[which]
-			p.take(len(m))
+			p.open(len(m))
 			p.st = kimiSection
 			if m == kimiCallBegin {
 				p.st = kimiID
 			}
 
 		case kimiSection:
-			rest := p.buf[spaceLen(p.buf):]
-			switch m := hasPrefixAny(rest, kimiCallBegin, kimiSectionEnd, kimiSectionEnd1); {
-			case m == kimiCallBegin:
-				p.take(len(p.buf) - len(rest) + len(m))
-				p.st = kimiID
-				continue
-			case m != "":
-				p.take(len(p.buf) - len(rest) + len(m))
-				if p.calls == 0 { // an empty section is no markup
-					out = p.giveBack(out)
-				}
-				p.raw.Reset()
-				p.st = kimiText
-				continue
-			case !eof && (rest == "" || partialOf(rest, kimiCallBegin, kimiSectionEnd, kimiSectionEnd1)):
+			var step sectStep
+			switch out, step = p.section(out, eof, kimiCallBegin, kimiSectionEnd, kimiSectionEnd1); step {
+			case sectMore:
 				return out
+			case sectCall:
+				p.st = kimiID
+			case sectOver:
+				p.st = kimiText
 			}
-			// Something else: a section marker with no call after it is
-			// not markup (prose that mentions it); after calls, the
-			// section ended without its end marker.
-			if p.calls == 0 {
-				out = p.giveBack(out)
-			}
-			p.raw.Reset()
-			p.st = kimiText
 
 		case kimiID:
-			j := strings.IndexByte(p.buf, '<')
-			region := p.buf
-			if j >= 0 {
-				region = p.buf[:j]
-			}
-			if !kimiIDText(region) {
+			switch id, n, step := headBefore(p.buf, kimiArgBegin, kimiMaxID); {
+			case step == headNot:
 				out = p.giveBack(out) // not an id: prose mentioning the marker
 				p.st = kimiText
-				continue
+			case step == headLong:
+				out = p.failText(out, "call id too long")
+			case step == headMore && !eof:
+				return out
+			case step == headMore:
+				out = p.failText(out, "unterminated tool call")
+			case step == headNoSep || id == "":
+				out = p.failText(out, "tool call without "+kimiArgBegin)
+			default:
+				p.take(n)
+				out = append(out, Event{Kind: CallBegin, Name: kimiName(id, p.schemas), ID: id})
+				p.beginArgs()
+				p.st = kimiArgs
 			}
-			if len(region) > kimiMaxID {
-				out = p.fail(out, "kimi_k2: call id too long")
-				p.st = kimiText
-				continue
-			}
-			if j < 0 || partialOf(p.buf[j:], kimiArgBegin) {
-				if !eof {
-					return out
-				}
-				out = p.fail(out, "kimi_k2: unterminated tool call")
-				p.st = kimiText
-				continue
-			}
-			if !strings.HasPrefix(p.buf[j:], kimiArgBegin) || strings.TrimSpace(region) == "" {
-				out = p.fail(out, "kimi_k2: tool call without "+kimiArgBegin)
-				p.st = kimiText
-				continue
-			}
-			id := strings.TrimSpace(region)
-			p.take(j + len(kimiArgBegin))
-			out = append(out, Event{Kind: CallBegin, Name: kimiName(id, p.schemas), ID: id})
-			p.beginArgs()
-			p.st = kimiArgs
 
 		case kimiArgs:
-			if !p.obj.started {
-				rest := p.buf[spaceLen(p.buf):]
-				if strings.HasPrefix(rest, kimiCallEnd) { // no arguments
-					out = AppendArgs(out, "{}")
-					p.take(len(p.buf) - len(rest) + len(kimiCallEnd))
-					out = p.recovered(out)
-					p.calls++
-					p.st = kimiSection
-					continue
-				}
-				if !eof && (rest == "" || partialOf(rest, kimiCallEnd)) {
-					return out
-				}
-			}
 			var step argStep
-			out, step = p.streamArgs(out, eof)
-			switch step {
+			switch out, step = p.callArgs(out, eof, kimiCallEnd); step {
 			case argMore:
 				if !eof {
 					return out
 				}
-				out = p.fail(out, "kimi_k2: unterminated tool-call arguments")
-				p.st = kimiText
-			case argBad:
-				out = p.fail(out, "kimi_k2: tool-call arguments are not a JSON object")
-				p.st = kimiText
 			case argDone:
 				p.st = kimiAfter
+			case argNone:
+				p.st = kimiSection
 			}
 
 		case kimiAfter:
-			rest := p.buf[spaceLen(p.buf):]
-			if strings.HasPrefix(rest, kimiCallEnd) {
-				p.take(len(p.buf) - len(rest) + len(kimiCallEnd))
-			} else if !eof && (rest == "" || partialOf(rest, kimiCallEnd, kimiCallBegin, kimiSectionEnd, kimiSectionEnd1)) {
+			var wait bool
+			if out, wait = p.callEnded(out, eof, kimiCallEnd, kimiCallBegin, kimiSectionEnd, kimiSectionEnd1); wait {
 				return out
 			}
-			// Without <|tool_call_end|> the call is complete all the same:
-			// its arguments are.
-			out = p.recovered(out)
-			p.calls++
 			p.st = kimiSection
 			if eof && p.buf == "" {
 				return out
@@ -217,16 +132,6 @@ func (p *kimiParser) run(out []Event, eof bool) []Event {
 			return out
 		}
 	}
-}
-
-// kimiIDText reports whether s (the text after <|tool_call_begin|> so far)
-// can be a call id: white space around one run of characters.
-func kimiIDText(s string) bool {
-	t := strings.TrimLeft(s, " \t\r\n")
-	if i := strings.IndexAny(t, " \t\r\n"); i >= 0 {
-		return strings.TrimLeft(t[i:], " \t\r\n") == ""
-	}
-	return true
 }
 
 // kimiName returns the tool name a call id carries: functions.NAME:IDX or
@@ -257,28 +162,13 @@ func kimiName(id string, tools Schemas) string {
 // marker followed by a call, or a call marker followed by an id and the
 // argument marker.
 func kimiClaim(rest string, _ bool) Claim {
-	if m := hasPrefixAny(rest, kimiSectionBegin, kimiSectionBegin1); m != "" {
-		rest = strings.TrimLeft(rest[len(m):], " \t\r\n")
-		if rest == "" || partialOf(rest, kimiCallBegin) {
-			return ClaimMore
-		}
-		if !strings.HasPrefix(rest, kimiCallBegin) {
-			return ClaimNo
-		}
+	rest, c := claimSection(rest, kimiCallBegin, kimiSectionBegin, kimiSectionBegin1)
+	if c != ClaimYes {
+		return c
 	}
-	rest = rest[len(kimiCallBegin):]
-	j := strings.IndexByte(rest, '<')
-	region := rest
-	if j >= 0 {
-		region = rest[:j]
-	}
-	switch {
-	case !kimiIDText(region) || len(region) > kimiMaxID:
+	id, _, step := headBefore(rest[len(kimiCallBegin):], kimiArgBegin, kimiMaxID)
+	if step == headOK && id == "" {
 		return ClaimNo
-	case j < 0 || partialOf(rest[j:], kimiArgBegin):
-		return ClaimMore
-	case strings.HasPrefix(rest[j:], kimiArgBegin) && strings.TrimSpace(region) != "":
-		return ClaimYes
 	}
-	return ClaimNo
+	return step.claim()
 }

@@ -34,7 +34,7 @@ func init() {
 	Register(Format{
 		Name:    "minimax_m2",
 		Summary: `MiniMax-M2: <minimax:tool_call><invoke name="N"><parameter name="K">V</parameter></invoke></minimax:tool_call>`,
-		New:     func(cfg Config) Parser { return &mmParser{schemas: cfg.Schemas} },
+		New:     func(cfg Config) Parser { return newMiniMax(cfg) },
 		Starts:  []string{mmOpen},
 		Claim:   func(rest string, _ bool) Claim { return mmHeader(rest) },
 		Models:  []string{"minimax-m2", "minimax_m2", "minimax-m2.1", "minimax-m2.5"},
@@ -79,50 +79,34 @@ func mmAttr(s, prefix string) (name string, n int, c Claim) {
 	return v, len(prefix) + at + 1, ClaimYes
 }
 
-type mmState uint8
-
 const (
-	mmText      mmState = iota // outside a block
-	mmAfter                    // outside, right after a block: white space held
-	mmHead                     // after <minimax:tool_call>, before <invoke
-	mmBlock                    // in a block, between invokes
-	mmInvokeTag                // inside <invoke name=...>
-	mmInCall                   // in an invoke, between parameters
-	mmParamTag                 // inside <parameter name=...>
-	mmValue                    // inside a parameter's value
+	mmText      = iota // outside a block
+	mmAfter            // outside, right after a block: white space held
+	mmHead             // after <minimax:tool_call>, before <invoke
+	mmBlock            // in a block, between invokes
+	mmInvokeTag        // inside <invoke name=...>
+	mmInCall           // in an invoke, between parameters
+	mmParamTag         // inside <parameter name=...>
+	mmValue            // inside a parameter's value
 )
 
 // mmParser parses minimax_m2 replies.
 type mmParser struct {
+	markup
 	schemas Schemas
-	state   mmState
-	buf     string          // input not consumed yet
-	raw     strings.Builder // markup since the block opened or the last call ended
-	tool    string          // the open call's name
-	nargs   int             // parameters begun in the open call
-	typ     string          // schema type of the open value
-	stream  bool            // the open value streams as a JSON string
-	lead    bool            // the open value's first byte has not been seen
-	val     strings.Builder // the open value, when typed
+	tool    string // the open call's name
+	value   tagValue
 }
 
-// FormatName returns "minimax_m2".
-func (p *mmParser) FormatName() string { return "minimax_m2" }
-
-// Quiet reports whether s passes as text: outside a block, nothing held,
-// and no '<'.
-func (p *mmParser) Quiet(s string) bool {
-	return p.state == mmText && p.buf == "" && strings.IndexByte(s, '<') < 0
+func newMiniMax(cfg Config) *mmParser {
+	p := &mmParser{schemas: cfg.Schemas, value: newTagValue(mmParamEnd, true, mmConfirm)}
+	p.init("minimax_m2", '<', p)
+	return p
 }
 
-func (p *mmParser) eat(n int) {
-	p.raw.WriteString(p.buf[:n])
-	p.buf = p.buf[n:]
-}
-
-// Feed parses the next piece of the reply.
-func (p *mmParser) Feed(out []Event, s string) []Event {
-	p.buf += s
+// run makes moves until one needs more input (the end of the reply is
+// Close's).
+func (p *mmParser) run(out []Event, eof bool) []Event {
 	for {
 		var more bool
 		out, more = p.step(out)
@@ -132,10 +116,10 @@ func (p *mmParser) Feed(out []Event, s string) []Event {
 	}
 }
 
-// tags returns the white space at the start of p.buf and which of tags
+// tag returns the white space at the start of p.buf and which of tags
 // follows it (-1: none; partial: the rest could still become one).
 func (p *mmParser) tag(tags ...string) (ws, which int, partial bool) {
-	rest := strings.TrimLeft(p.buf, " \t\r\n")
+	rest := p.rest()
 	ws = len(p.buf) - len(rest)
 	for i, t := range tags {
 		if strings.HasPrefix(rest, t) {
@@ -146,19 +130,14 @@ func (p *mmParser) tag(tags ...string) (ws, which int, partial bool) {
 }
 
 func (p *mmParser) step(out []Event) ([]Event, bool) {
-	switch p.state {
+	switch p.st {
 	case mmText:
-		at := strings.Index(p.buf, mmOpen)
-		if at < 0 {
-			keep := HeldTail(p.buf, mmOpen)
-			out = AppendText(out, p.buf[:len(p.buf)-keep])
-			p.buf = p.buf[len(p.buf)-keep:]
+		var which int
+		if out, which = p.text(out, Text, false, mmOpen); which < 0 {
 			return out, false
 		}
-		out = AppendText(out, p.buf[:at])
-		p.buf = p.buf[at:]
 		p.raw.Reset()
-		p.state = mmHead
+		p.st = mmHead
 	case mmAfter:
 		ws, which, partial := p.tag(mmOpen)
 		if partial {
@@ -167,7 +146,7 @@ func (p *mmParser) step(out []Event) ([]Event, bool) {
 		if which == 0 {
 			p.buf = p.buf[ws:] // white space between blocks is markup
 		}
-		p.state = mmText
+		p.st = mmText
 	case mmHead:
 		switch mmHeader(p.buf) {
 		case ClaimMore:
@@ -175,21 +154,21 @@ func (p *mmParser) step(out []Event) ([]Event, bool) {
 		case ClaimNo: // not a block: the tag is text
 			out = AppendText(out, mmOpen)
 			p.buf = p.buf[len(mmOpen):]
-			p.state = mmText
+			p.st = mmText
 			return out, true
 		}
-		p.eat(len(mmOpen))
-		p.state = mmBlock
+		p.take(len(mmOpen))
+		p.st = mmBlock
 	case mmBlock:
 		ws, which, partial := p.tag(mmInvoke, mmClose)
 		switch {
 		case which == 0:
-			p.eat(ws)
-			p.state = mmInvokeTag
+			p.take(ws)
+			p.st = mmInvokeTag
 		case which == 1:
-			p.eat(ws + len(mmClose))
+			p.take(ws + len(mmClose))
 			p.raw.Reset()
-			p.state = mmAfter
+			p.st = mmAfter
 		case partial:
 			return out, false
 		default:
@@ -197,7 +176,7 @@ func (p *mmParser) step(out []Event) ([]Event, bool) {
 		}
 	case mmInvokeTag, mmParamTag:
 		prefix := mmInvoke
-		if p.state == mmParamTag {
+		if p.st == mmParamTag {
 			prefix = mmParam
 		}
 		name, n, c := mmAttr(p.buf, prefix)
@@ -207,38 +186,26 @@ func (p *mmParser) step(out []Event) ([]Event, bool) {
 		case ClaimNo:
 			return p.malformed(out, "bad MiniMax "+strings.Trim(prefix, "< =")+" tag"), true
 		}
-		p.eat(n)
-		if p.state == mmInvokeTag {
-			p.tool, p.nargs = name, 0
+		p.take(n)
+		if p.st == mmInvokeTag {
+			p.tool, p.value.obj = name, argObject{}
 			out = append(out, Event{Kind: CallBegin, Name: name})
-			p.state = mmInCall
+			p.st = mmInCall
 			break
 		}
-		if p.nargs == 0 {
-			out = AppendArgs(out, "{")
-		} else {
-			out = AppendArgs(out, ",")
-		}
-		p.nargs++
-		out = AppendArgs(out, quote(name)+":")
-		p.typ, _ = p.schemas.Type(p.tool, name)
-		p.stream, p.lead = xvStreams(p.typ), true
-		p.val.Reset()
-		if p.stream {
-			out = AppendArgs(out, `"`)
-		}
-		p.state = mmValue
+		out = p.value.begin(out, p.schemas, p.tool, name)
+		p.st = mmValue
 	case mmInCall:
 		ws, which, partial := p.tag(mmParam, mmInvokeEnd, mmClose)
 		switch {
 		case which == 0:
-			p.eat(ws)
-			p.state = mmParamTag
+			p.take(ws)
+			p.st = mmParamTag
 		case which == 1:
-			p.eat(ws + len(mmInvokeEnd))
+			p.take(ws + len(mmInvokeEnd))
 			out = p.end(out, mmBlock)
 		case which == 2: // </invoke> left out
-			p.eat(ws + len(mmClose))
+			p.take(ws + len(mmClose))
 			out = p.end(out, mmAfter)
 		case partial:
 			return out, false
@@ -246,51 +213,15 @@ func (p *mmParser) step(out []Event) ([]Event, bool) {
 			return p.malformed(out, "unexpected text in a MiniMax invoke"), true
 		}
 	case mmValue:
-		if p.lead {
-			if p.buf == "" {
-				return out, false
-			}
-			if p.buf[0] == '\n' {
-				p.eat(1)
-			}
-			p.lead = false
-		}
-		at := strings.Index(p.buf, mmParamEnd)
-		if at < 0 {
-			n := xvSafeCut(p.buf[:len(p.buf)-HeldTail(p.buf, mmParamEndNL, mmParamEnd)])
-			out = p.value(out, p.buf[:n])
-			p.eat(n)
+		var step valStep
+		switch out, step = p.value.read(out, &p.markup); step {
+		case valWait:
 			return out, false
+		case valDone:
+			p.st = mmInCall
 		}
-		switch mmConfirm(p.buf[at+len(mmParamEnd):]) {
-		case ClaimNo: // a </parameter> inside the value
-			out = p.value(out, p.buf[:at+len(mmParamEnd)])
-			p.eat(at + len(mmParamEnd))
-			return out, true
-		case ClaimMore:
-			n := len(strings.TrimSuffix(p.buf[:at], "\n"))
-			n = xvSafeCut(p.buf[:n])
-			out = p.value(out, p.buf[:n])
-			p.eat(n)
-			return out, false
-		}
-		out = p.finish(out, at)
-		p.state = mmInCall
 	}
 	return out, true
-}
-
-// finish ends the open value at the </parameter> at offset at.
-func (p *mmParser) finish(out []Event, at int) []Event {
-	out = p.value(out, strings.TrimSuffix(p.buf[:at], "\n"))
-	if p.stream {
-		out = AppendArgs(out, `"`)
-	} else {
-		out = AppendArgs(out, TypedValue(p.val.String(), p.typ))
-	}
-	p.eat(at + len(mmParamEnd))
-	p.state = mmInCall
-	return out
 }
 
 // mmConfirm says whether rest, the text after a </parameter>, confirms it
@@ -322,42 +253,25 @@ func mmConfirm(rest string) Claim {
 	return ClaimNo
 }
 
-// value passes on a piece of the open value.
-func (p *mmParser) value(out []Event, s string) []Event {
-	if p.stream {
-		return AppendArgs(out, xvEscape(s))
-	}
-	p.val.WriteString(s)
-	return out
-}
-
 // end closes the open call and goes to state next.
-func (p *mmParser) end(out []Event, next mmState) []Event {
-	if p.nargs == 0 {
-		out = AppendArgs(out, "{}")
-	} else {
-		out = AppendArgs(out, "}")
-	}
-	p.raw.Reset()
-	p.state = next
-	return append(out, Event{Kind: CallEnd})
+func (p *mmParser) end(out []Event, next uint8) []Event {
+	out = p.value.obj.end(out)
+	p.st = next
+	return p.recovered(out)
 }
 
 // malformed voids the open call and gives its markup back as text; the
 // unconsumed input is read again as text.
 func (p *mmParser) malformed(out []Event, why string) []Event {
-	out = append(out, Event{Kind: Malformed, Text: why})
-	out = AppendText(out, p.raw.String())
-	p.raw.Reset()
-	p.state = mmText
-	return out
+	p.st = mmText
+	return p.fail(out, why)
 }
 
 // Close ends the reply. Missing </invoke> and </minimax:tool_call> at the
 // end are forgiven; a call cut inside a tag or a value is given back.
 func (p *mmParser) Close(out []Event) []Event {
-	rest := strings.TrimLeft(p.buf, " \t\r\n")
-	switch p.state {
+	rest := p.rest()
+	switch p.st {
 	case mmText:
 		out = AppendText(out, p.buf)
 	case mmAfter:
@@ -373,17 +287,16 @@ func (p *mmParser) Close(out []Event) []Event {
 			out = AppendText(out, p.buf)
 		}
 	case mmValue, mmInCall:
-		if p.state == mmValue {
+		if p.st == mmValue {
 			// The reply ended after a </parameter> that was waiting for
 			// what follows: it ends the value.
-			at := strings.Index(p.buf, mmParamEnd)
-			if at < 0 {
+			var ok bool
+			if out, ok = p.value.atEOF(out, &p.markup); !ok {
 				out = p.malformed(out, "MiniMax tool call cut inside a tag or value")
 				out = AppendText(out, p.buf)
 				break
 			}
-			out = p.finish(out, at)
-			rest = strings.TrimLeft(p.buf, " \t\r\n")
+			rest = p.rest()
 		}
 		if rest == "" || strings.HasPrefix(mmInvokeEnd, rest) || strings.HasPrefix(mmClose, rest) ||
 			strings.HasPrefix(rest, mmInvokeEnd) && strings.HasPrefix(mmClose, strings.TrimLeft(rest[len(mmInvokeEnd):], " \t\r\n")) {
@@ -396,7 +309,7 @@ func (p *mmParser) Close(out []Event) []Event {
 		out = p.malformed(out, "MiniMax tool call cut inside a tag or value")
 		out = AppendText(out, p.buf)
 	}
-	p.buf, p.state = "", mmText
+	p.buf, p.st = "", mmText
 	p.raw.Reset()
 	return out
 }

@@ -32,60 +32,36 @@ func init() {
 	Register(Format{
 		Name:    mistralName,
 		Summary: `[TOOL_CALLS] [{"name":…,"arguments":{…}}] or [TOOL_CALLS]NAME[ARGS]{json}; reasoning [THINK]…[/THINK] (Mistral, Magistral, Devstral)`,
-		New:     func(Config) Parser { return &mistralParser{} },
+		New:     func(Config) Parser { return newMistral() },
 		Starts:  []string{mistralToolCalls},
 		Claim:   mistralClaim,
 		Models:  []string{"mistral", "magistral", "devstral", "ministral", "codestral", "pixtral"},
 	})
 }
 
-type mistralState uint8
-
 const (
-	mistralText   mistralState = iota
-	mistralHead                // after [TOOL_CALLS]: which shape
-	mistralFnName              // v11: the name
-	mistralID                  // after [CALL_ID]: the id
-	mistralJSON                // v11: the JSON arguments
-	mistralArray               // old: between the objects of the array
-	mistralObject              // old: one call's object
+	mistralText   = iota // plain text
+	mistralHead          // after [TOOL_CALLS]: which shape
+	mistralFnName        // v11: the name
+	mistralID            // after [CALL_ID]: the id
+	mistralJSON          // v11: the JSON arguments
+	mistralArray         // old: between the objects of the array
+	mistralObject        // old: one call's object
 )
 
 // mistralParser parses the mistral format.
 type mistralParser struct {
 	markup
-	st       mistralState
 	name     string
 	single   bool // the old shape's object came without its array
 	objects  int  // objects read in the open array
 	needNext bool // a comma was read: another object comes next
 }
 
-// FormatName returns "mistral".
-func (p *mistralParser) FormatName() string { return mistralName }
-
-// Quiet reports whether s holds no '[' while the parser is in plain text.
-func (p *mistralParser) Quiet(s string) bool {
-	return p.st == mistralText && p.buf == "" && strings.IndexByte(s, '[') < 0
-}
-
-// Feed parses the next piece of the reply.
-func (p *mistralParser) Feed(out []Event, s string) []Event {
-	p.buf += s
-	return p.run(out, false)
-}
-
-// Close ends the reply.
-func (p *mistralParser) Close(out []Event) []Event {
-	out = p.run(out, true)
-	out = AppendText(out, p.buf)
-	p.buf = ""
-	return out
-}
-
-func (p *mistralParser) failText(out []Event, why string) []Event {
-	p.st = mistralText
-	return p.fail(out, mistralName+": "+why)
+func newMistral() *mistralParser {
+	p := &mistralParser{}
+	p.init(mistralName, '[', p)
+	return p
 }
 
 // notMarkup gives [TOOL_CALLS] back as text: what follows is no call.
@@ -98,20 +74,11 @@ func (p *mistralParser) run(out []Event, eof bool) []Event {
 	for {
 		switch p.st {
 		case mistralText:
-			at := strings.Index(p.buf, mistralToolCalls)
-			if at < 0 {
-				keep := 0
-				if !eof {
-					keep = HeldTail(p.buf, mistralToolCalls)
-				}
-				out = AppendText(out, p.buf[:len(p.buf)-keep])
-				p.buf = p.buf[len(p.buf)-keep:]
+			var which int
+			if out, which = p.text(out, Text, eof, mistralToolCalls); which < 0 {
 				return out
 			}
-			out = AppendText(out, p.buf[:at])
-			p.buf = p.buf[at:]
-			p.raw.Reset()
-			p.take(len(mistralToolCalls))
+			p.open(len(mistralToolCalls))
 			p.st = mistralHead
 
 		case mistralHead:
@@ -212,15 +179,11 @@ func (p *mistralParser) run(out []Event, eof bool) []Event {
 
 		case mistralJSON:
 			var step argStep
-			out, step = p.streamArgs(out, eof)
-			switch step {
+			switch out, step = p.callArgs(out, eof, ""); step {
 			case argMore:
 				if !eof {
 					return out
 				}
-				out = p.failText(out, "unterminated tool-call arguments")
-			case argBad:
-				out = p.failText(out, "tool-call arguments are not a JSON object")
 			case argDone:
 				// The v11 shape has no end marker: the object ends the call.
 				out = p.recovered(out)
