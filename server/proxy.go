@@ -136,6 +136,11 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 		}
 		return writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route", err.Error()), "route_error"
 	}
+	release, status, outcome, ok := s.admitStream(w, r) // Config.MaxStreams (admission.go)
+	if !ok {
+		return status, outcome
+	}
+	defer release()
 	body, err := s.readBody(w, r)
 	if err != nil {
 		x.err = err

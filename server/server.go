@@ -259,6 +259,13 @@ type Config struct {
 	// expected. (Go's default, 2, makes nearly every request under load
 	// dial anew.) It does not apply to Config.Client.
 	MaxIdleUpstreamConns int
+	// MaxStreams bounds the proxied requests served at once, streamed or
+	// not (0: no bound); one over it waits up to QueueTimeout for a slot,
+	// then gets HTTP 503 with Retry-After (admission.go).
+	MaxStreams int
+	// QueueTimeout is how long a request over MaxStreams waits for a slot
+	// (0: DefaultQueueTimeout; negative: none, the 503 comes at once).
+	QueueTimeout time.Duration
 }
 
 // StreamInfo describes one proxied stream (for Config.Extend).
@@ -298,6 +305,9 @@ func (c Config) Check() error {
 		if err := textcall.CheckName(c.ToolFormat); err != nil {
 			return fmt.Errorf("server: %w", err)
 		}
+	}
+	if c.MaxStreams < 0 {
+		return fmt.Errorf("server: max streams %d: want 0 (no bound) or more", c.MaxStreams)
 	}
 	if c.MaxFollowupRounds < 0 {
 		return fmt.Errorf("server: max follow-up rounds %d: want 0 (the default, %d) or more", c.MaxFollowupRounds, DefaultMaxFollowupRounds)
@@ -354,6 +364,7 @@ type Server struct {
 	storeMetrics storeMetrics // its use, for /metrics
 
 	checked upstreamBase // Config.Check and the upstream's base URL, once (transport.go)
+	admit   *admission   // Config.MaxStreams (admission.go)
 
 	inflight atomic.Int64  // requests being served
 	stop     chan struct{} // closed by Stop
@@ -380,6 +391,7 @@ func New(cfg Config) *Server {
 		s.cfg.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	s.checked = checkUpstream(s.cfg)
+	s.admit = newAdmission(s.cfg)
 	mux := http.NewServeMux()
 	responses := s.authenticate(s.handleResponses)
 	mux.HandleFunc("POST /v1/responses", responses)

@@ -81,4 +81,5 @@ func (m *storeMetrics) writePrometheus(w io.Writer, store Store) error {
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	s.metrics.ServeHTTP(w, r)
 	_ = s.storeMetrics.writePrometheus(w, s.store) // a failed write means the client went away
+	_ = s.admit.writePrometheus(w)
 }
