@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode"
-	"unsafe"
 )
 
 // The <tool_call> family: Hermes and Qwen2.5/Qwen3 write
@@ -75,37 +74,22 @@ const tcMaxName = 256
 
 // tcParser parses the <tool_call> family (hermes and qwen3_coder).
 type tcParser struct {
+	jsonCall
 	format string
 	cfg    Config
 	bare   bool // <function= without <tool_call> starts a call
 	st     tcState
-	in     []byte // input not yet consumed
-	raw    []byte // the markup consumed since it began: given back if it fails
 	gap    []byte // white space after a call, given back if text follows
 
 	inBlock     bool // inside <tool_call> … </tool_call>
 	closeWanted bool // a </tool_call> may close the block of the last call
 
-	// The open call.
-	name  string
-	begun bool
-
-	// JSON body.
-	w         jsWalker
-	key       string
-	keyStart  int // raw offset of the member key's opening quote
-	valStart  int // raw offset of the member value's first byte
-	args      string
-	argsSeen  bool
-	streaming bool // the arguments object is being passed on as it arrives
-	argsFrom  int  // raw offset of the argument bytes not yet passed on
-
 	// XML body.
-	params   int      // parameters given
-	seen     []string // their names
-	pname    string   // the parameter being read
-	scan     int      // offset in in from which the value's end is searched
-	jsonArgs bool     // the function's body was a JSON object
+	params   argObject // parameters given
+	seen     []string  // their names
+	pname    string    // the parameter being read
+	scan     int       // offset in in from which the value's end is searched
+	jsonArgs bool      // the function's body was a JSON object
 }
 
 func newTCParser(format string, cfg Config, bare bool) *tcParser {
@@ -115,93 +99,47 @@ func newTCParser(format string, cfg Config, bare bool) *tcParser {
 // FormatName returns the format's name.
 func (p *tcParser) FormatName() string { return p.format }
 
-// tcView returns b as a string without copying; it must not be retained.
-func tcView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
 // Quiet reports whether s is text with nothing held and no '<'.
 func (p *tcParser) Quiet(s string) bool {
 	return p.st == tcText && len(p.in) == 0 && strings.IndexByte(s, '<') < 0
 }
+
+// starts returns what begins a call in text.
+func (p *tcParser) starts() []string {
+	if p.bare {
+		return tcBareStarts
+	}
+	return tcStarts
+}
+
+var (
+	tcStarts     = []string{tcOpenTag}
+	tcBareStarts = []string{tcOpenTag, tcFuncOpen}
+)
 
 // Feed consumes the next piece of the reply.
 func (p *tcParser) Feed(out []Event, s string) []Event {
 	if p.st == tcText && len(p.in) == 0 {
 		// Nothing held: text before a possible block goes out without
 		// being copied.
-		var at int
-		if p.bare {
-			at, _ = IndexFirst(s, tcOpenTag, tcFuncOpen)
-		} else {
-			at = strings.Index(s, tcOpenTag)
+		if out, s = p.feedText(out, s, p.starts()...); s == "" {
+			return out
 		}
-		if at < 0 {
-			keep := 0
-			if p.bare {
-				keep = HeldTail(s, tcOpenTag, tcFuncOpen)
-			} else {
-				keep = HeldTail(s, tcOpenTag)
-			}
-			p.in = append(p.in, s[len(s)-keep:]...)
-			return AppendText(out, s[:len(s)-keep])
-		}
-		out = AppendText(out, s[:at])
-		s = s[at:]
 	}
 	p.in = append(p.in, s...)
-	return p.run(out, false)
+	return p.runSteps(out, false, p)
 }
 
 // Close ends the reply: text held is given back, a call complete enough is
 // ended, and unterminated markup is reported and given back.
 func (p *tcParser) Close(out []Event) []Event {
-	out = p.run(out, true)
+	out = p.runSteps(out, true, p)
 	if p.st != tcText && p.st != tcGap {
 		out = p.fail(out, "unterminated markup")
 	}
 	out = AppendText(out, string(p.in))
 	p.in, p.gap, p.st = nil, nil, tcText
 	return out
-}
-
-// run steps until no more progress can be made with the input at hand
-// (final: the input is all there is), then passes on the arguments read.
-func (p *tcParser) run(out []Event, final bool) []Event {
-	for {
-		var progress bool
-		out, progress = p.step(out, final)
-		if !progress {
-			break
-		}
-	}
-	out = p.flushArgs(out)
-	if len(p.in) == 0 {
-		p.in = nil // the consumed front of the buffer is not reused
-	}
-	return out
-}
-
-// flushArgs passes on the argument bytes read and not yet passed on.
-func (p *tcParser) flushArgs(out []Event) []Event {
-	if p.streaming && len(p.raw) > p.argsFrom {
-		out = AppendArgs(out, string(p.raw[p.argsFrom:]))
-		p.argsFrom = len(p.raw)
-	}
-	return out
-}
-
-// take moves the first n bytes of the input to the markup.
-func (p *tcParser) take(n int) {
-	p.raw = append(p.raw, p.in[:n]...)
-	p.in = p.in[n:]
-}
-
-// takeSpace moves leading white space of the input to the markup.
-func (p *tcParser) takeSpace() {
-	n := 0
-	for n < len(p.in) && jwIsSpace(p.in[n]) {
-		n++
-	}
-	p.take(n)
 }
 
 // fail reports the markup as malformed and gives it back as text; the
@@ -217,10 +155,8 @@ func (p *tcParser) fail(out []Event, why string) []Event {
 
 // reset clears the open call.
 func (p *tcParser) reset() {
-	p.raw = p.raw[:0]
-	p.name, p.begun = "", false
-	p.key, p.args, p.argsSeen, p.streaming = "", "", false, false
-	p.params, p.seen, p.pname, p.scan, p.jsonArgs = 0, p.seen[:0], "", 0, false
+	p.resetCall()
+	p.params, p.seen, p.pname, p.scan, p.jsonArgs = argObject{}, p.seen[:0], "", 0, false
 }
 
 // end ends the open call.
@@ -229,15 +165,6 @@ func (p *tcParser) end(out []Event) []Event {
 	p.reset()
 	p.st = tcGap
 	return out
-}
-
-// tcStarts reports whether b starts with m, and whether b is a proper
-// prefix of m (more input could still make it start with m).
-func tcStarts(b []byte, m string) (yes, maybe bool) {
-	if len(b) >= len(m) {
-		return string(b[:len(m)]) == m, false
-	}
-	return false, string(b) == m[:len(b)]
 }
 
 // step makes one move; progress is false when it needs more input.
@@ -254,11 +181,11 @@ func (p *tcParser) step(out []Event, final bool) ([]Event, bool) {
 			return out, false
 		}
 		if p.in[0] == '{' {
-			p.w = jsWalker{stack: p.w.stack[:0]}
+			p.beginObject()
 			p.st = tcJSON
 			return out, true
 		}
-		yes, maybe := tcStarts(p.in, tcFuncOpen)
+		yes, maybe := bytesStart(p.in, tcFuncOpen)
 		switch {
 		case yes:
 			p.take(len(tcFuncOpen))
@@ -289,21 +216,12 @@ func (p *tcParser) step(out []Event, final bool) ([]Event, bool) {
 // stepText gives back text up to the next block; it holds only a tail that
 // could still start one.
 func (p *tcParser) stepText(out []Event, final bool) ([]Event, bool) {
-	v := tcView(p.in)
-	var at, which int
-	if p.bare {
-		at, which = IndexFirst(v, tcOpenTag, tcFuncOpen)
-	} else {
-		at, which = strings.Index(v, tcOpenTag), 0
-	}
+	v := bytesView(p.in)
+	at, which := IndexFirst(v, p.starts()...)
 	if at < 0 {
 		keep := 0
 		if !final {
-			if p.bare {
-				keep = HeldTail(v, tcOpenTag, tcFuncOpen)
-			} else {
-				keep = HeldTail(v, tcOpenTag)
-			}
+			keep = HeldTail(v, p.starts()...)
 		}
 		out = AppendText(out, v[:len(v)-keep])
 		p.in = p.in[len(v)-keep:]
@@ -317,7 +235,7 @@ func (p *tcParser) stepText(out []Event, final bool) ([]Event, bool) {
 		p.st, p.inBlock = tcOpen, true
 		return out, true
 	}
-	switch tcBareFunction(tcView(p.in), final) {
+	switch tcBareFunction(bytesView(p.in), final) {
 	case ClaimYes:
 		p.raw = append(p.raw[:0], tcFuncOpen...)
 		p.in = p.in[len(tcFuncOpen):]
@@ -350,7 +268,7 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 	}
 	var pending bool
 	if p.closeWanted {
-		yes, maybe := tcStarts(p.in, tcCloseTag)
+		yes, maybe := bytesStart(p.in, tcCloseTag)
 		if yes {
 			p.in = p.in[len(tcCloseTag):]
 			p.gap = p.gap[:0]
@@ -363,12 +281,12 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 		// Another JSON call in the same block.
 		p.gap = p.gap[:0]
 		p.raw = p.raw[:0]
-		p.w = jsWalker{stack: p.w.stack[:0]}
+		p.beginObject()
 		p.st = tcJSON
 		return out, true
 	}
 	if p.inBlock {
-		yes, maybe := tcStarts(p.in, tcFuncOpen)
+		yes, maybe := bytesStart(p.in, tcFuncOpen)
 		if yes {
 			p.gap = p.gap[:0]
 			p.raw = append(p.raw[:0], tcFuncOpen...)
@@ -378,12 +296,12 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 		}
 		pending = pending || maybe
 	}
-	block, maybe := tcStarts(p.in, tcOpenTag)
+	block, maybe := bytesStart(p.in, tcOpenTag)
 	pending = pending || maybe
 	if p.bare && !block {
-		yes, maybe := tcStarts(p.in, tcFuncOpen)
-		block = yes && tcBareFunction(tcView(p.in), final) == ClaimYes
-		pending = pending || maybe || (yes && tcBareFunction(tcView(p.in), final) == ClaimMore)
+		yes, maybe := bytesStart(p.in, tcFuncOpen)
+		block = yes && tcBareFunction(bytesView(p.in), final) == ClaimYes
+		pending = pending || maybe || (yes && tcBareFunction(bytesView(p.in), final) == ClaimMore)
 	}
 	if pending && !final {
 		return out, false
@@ -399,75 +317,47 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 // stepJSON reads a JSON body a byte at a time: the name, and the arguments
 // (passed on as they arrive once the name is known).
 func (p *tcParser) stepJSON(out []Event, final bool) ([]Event, bool) {
-	for i := 0; i < len(p.in); i++ {
-		c := p.in[i]
-		pos := len(p.raw)
-		p.raw = append(p.raw, c)
-		d0 := p.w.Depth()
-		f := p.w.Step(c)
-		if f&jwErr != 0 {
-			p.in = p.in[i+1:]
-			return p.fail(out, "the call is not valid JSON"), true
-		}
-		var ok = true
-		if f&jwEndBefore != 0 && d0 == 1 {
-			out, ok = p.member(out, pos)
-		}
-		switch {
-		case f&jwKeyBegin != 0 && d0 == 1:
-			p.keyStart = pos
-		case f&jwKeyEnd != 0 && d0 == 1:
-			if json.Unmarshal(p.raw[p.keyStart:pos+1], &p.key) != nil {
-				p.key = ""
-			}
-		case f&jwBegin != 0 && d0 == 1:
-			p.valStart = pos
-			if c == '{' && tcIsArgsKey(p.key) && p.name != "" && !p.argsSeen {
-				p.streaming, p.argsFrom = true, pos
-			}
-		case f&jwEnd != 0 && p.w.Depth() == 1:
-			out, ok = p.member(out, pos+1)
-		}
-		if !ok {
-			p.in = p.in[i+1:]
-			return out, true
-		}
-		if p.w.Done() {
-			p.in = p.in[i+1:]
-			if p.name == "" {
-				return p.fail(out, `the call has no "name"`), true
-			}
-			if !p.argsSeen {
-				out = AppendArgs(out, "{}")
-			}
-			out = p.end(out)
-			p.closeWanted = p.inBlock
-			return out, true
-		}
-	}
-	p.in = p.in[:0]
-	if final {
-		return p.fail(out, "the call's JSON is not complete"), true
-	}
-	return out, false
+	return p.walk(out, p, final)
 }
 
-// tcIsArgsKey reports whether k is the key of a call's arguments.
-func tcIsArgsKey(k string) bool { return k == "arguments" || k == "parameters" }
+// keyEnded is a jsonHooks method: a key needs nothing more.
+func (p *tcParser) keyEnded(out []Event) ([]Event, bool) { return out, true }
 
-// member handles the value raw[valStart:end] of the top-level key p.key;
-// ok is false when it failed the call.
+// valueBegins is a jsonHooks method: the arguments object streams when the
+// name came first.
+func (p *tcParser) valueBegins(out []Event, c byte) []Event {
+	if c == '{' && isArgsKey(p.key) && p.name != "" && !p.argsSeen {
+		p.streaming, p.argsFrom = true, p.valStart
+	}
+	return out
+}
+
+// objectDone is a jsonHooks method: the object is a call when it had a
+// name.
+func (p *tcParser) objectDone(out []Event) []Event {
+	if p.name == "" {
+		return p.fail(out, `the call has no "name"`)
+	}
+	if !p.argsSeen {
+		out = AppendArgs(out, "{}")
+	}
+	out = p.end(out)
+	p.closeWanted = p.inBlock
+	return out
+}
+
+// member is a jsonHooks method: it handles the value raw[valStart:end] of
+// the top-level key p.key; ok is false when it failed the call.
 func (p *tcParser) member(out []Event, end int) ([]Event, bool) {
 	val := p.raw[p.valStart:end]
 	switch {
 	case p.key == "name":
-		var name string
-		if val[0] != '"' || json.Unmarshal(val, &name) != nil || strings.TrimSpace(name) == "" || p.name != "" {
+		name, ok := p.nameValue(end)
+		if !ok {
 			return p.fail(out, `"name" is not one non-empty string`), false
 		}
-		p.name = strings.TrimSpace(name)
+		p.name, p.begun = name, true
 		out = append(out, Event{Kind: CallBegin, Name: p.name})
-		p.begun = true
 		if p.argsSeen {
 			out = AppendArgs(out, p.args)
 		}
@@ -486,77 +376,24 @@ func (p *tcParser) member(out []Event, end int) ([]Event, bool) {
 		if args == nil {
 			args = fn.Parameters
 		}
-		a, ok := tcArgsFromRaw(args)
+		a, ok := argsFromRaw(args)
 		if !ok {
 			return p.fail(out, "the arguments are not an object"), false
 		}
 		p.name, p.args, p.argsSeen, p.begun = strings.TrimSpace(fn.Name), a, true, true
 		out = append(out, Event{Kind: CallBegin, Name: p.name})
 		out = AppendArgs(out, p.args)
-	case tcIsArgsKey(p.key):
-		if p.argsSeen {
-			return p.fail(out, "the call has two argument objects"), false
-		}
-		p.argsSeen = true
-		switch val[0] {
-		case '{':
-			if p.streaming {
-				out = AppendArgs(out, string(p.raw[p.argsFrom:end]))
-				p.streaming = false
-				return out, true
-			}
-			p.args = string(val)
-		case 'n':
-			p.args = "{}"
-		case '"':
-			var s string
-			_ = json.Unmarshal(val, &s) // validated by the walker
-			args, ok := tcArgsFromString(s)
-			if !ok {
-				return p.fail(out, "the arguments string is not a JSON object"), false
-			}
-			p.args = args
-		default:
-			return p.fail(out, "the arguments are not an object"), false
-		}
-		if p.name != "" {
+	case isArgsKey(p.key):
+		out, streamed, why := p.argsValue(out, end)
+		switch {
+		case why != "":
+			return p.fail(out, why), false
+		case !streamed && p.name != "":
 			out = AppendArgs(out, p.args)
 		}
+		return out, true
 	}
 	return out, true
-}
-
-// tcArgsFromRaw reads arguments given as a JSON value: an object, a string
-// holding one, null or nothing.
-func tcArgsFromRaw(raw json.RawMessage) (string, bool) {
-	raw = json.RawMessage(strings.TrimSpace(string(raw)))
-	switch {
-	case len(raw) == 0 || string(raw) == "null":
-		return "{}", true
-	case raw[0] == '{':
-		return string(raw), true
-	case raw[0] == '"':
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return "", false
-		}
-		return tcArgsFromString(s)
-	}
-	return "", false
-}
-
-// tcArgsFromString reads arguments a model wrote as a string: a JSON object
-// (or a Python dict), or nothing.
-func tcArgsFromString(s string) (string, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "{}", true
-	}
-	js, ok := literalJSON(s)
-	if !ok || js[0] != '{' {
-		return "", false
-	}
-	return js, true
 }
 
 // tcBareFunction reports whether s, which starts with <function=, is the

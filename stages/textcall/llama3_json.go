@@ -1,7 +1,6 @@
 package textcall
 
 import (
-	"encoding/json"
 	"strings"
 )
 
@@ -69,7 +68,7 @@ func claimLlama(rest string, atStart bool) Claim {
 
 // llamaKey reports whether k is a key a Llama call object has.
 func llamaKey(k string) bool {
-	return k == "name" || k == "type" || tcIsArgsKey(k)
+	return k == "name" || k == "type" || isArgsKey(k)
 }
 
 // llState is where a llamaParser is in the reply.
@@ -85,25 +84,13 @@ const (
 
 // llamaParser parses llama3_json.
 type llamaParser struct {
+	jsonCall
 	cfg Config
 	st  llState
-	in  []byte // input not yet consumed
-	raw []byte // the object (and tag) consumed: given back if it is no call
 	gap []byte // white space and ';' before it: dropped when it is a call
 
-	viaTag bool // the object follows <|python_tag|>: surely meant as a call
-
-	w         jsWalker
-	key       string
-	keyStart  int
-	valStart  int
-	name      string
-	begun     bool
-	argsOpen  bool // the arguments object has begun (and not ended)
-	args      string
-	argsSeen  bool
-	streaming bool
-	argsFrom  int
+	viaTag   bool // the object follows <|python_tag|>: surely meant as a call
+	argsOpen bool // the arguments object has begun (and not ended)
 }
 
 // FormatName returns "llama3_json".
@@ -114,51 +101,24 @@ func (p *llamaParser) Quiet(s string) bool {
 	return p.st == llProse && len(p.in) == 0 && strings.IndexByte(s, '<') < 0
 }
 
+var llStarts = []string{llTag}
+
 // Feed consumes the next piece of the reply.
 func (p *llamaParser) Feed(out []Event, s string) []Event {
 	if p.st == llProse && len(p.in) == 0 {
-		at := strings.Index(s, llTag)
-		if at < 0 {
-			keep := HeldTail(s, llTag)
-			p.in = append(p.in, s[len(s)-keep:]...)
-			return AppendText(out, s[:len(s)-keep])
+		if out, s = p.feedText(out, s, llStarts...); s == "" {
+			return out
 		}
-		out = AppendText(out, s[:at])
-		s = s[at:]
 	}
 	p.in = append(p.in, s...)
-	return p.run(out, false)
+	return p.runSteps(out, false, p)
 }
 
 // Close ends the reply.
 func (p *llamaParser) Close(out []Event) []Event {
-	out = p.run(out, true)
+	out = p.runSteps(out, true, p)
 	out = AppendText(out, string(p.in))
 	p.in, p.st = nil, llProse
-	return out
-}
-
-func (p *llamaParser) run(out []Event, final bool) []Event {
-	for {
-		var progress bool
-		out, progress = p.step(out, final)
-		if !progress {
-			break
-		}
-	}
-	out = p.flushArgs(out)
-	if len(p.in) == 0 {
-		p.in = nil
-	}
-	return out
-}
-
-// flushArgs passes on the argument bytes read and not yet passed on.
-func (p *llamaParser) flushArgs(out []Event) []Event {
-	if p.streaming && len(p.raw) > p.argsFrom {
-		out = AppendArgs(out, string(p.raw[p.argsFrom:]))
-		p.argsFrom = len(p.raw)
-	}
 	return out
 }
 
@@ -176,7 +136,7 @@ func (p *llamaParser) space(semi bool) {
 // startCall begins reading an object (after a tag when viaTag).
 func (p *llamaParser) startCall(viaTag bool) {
 	p.st, p.viaTag = llCall, viaTag
-	p.w = jsWalker{stack: p.w.stack[:0]}
+	p.beginObject()
 }
 
 func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
@@ -197,7 +157,7 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 			p.startCall(false)
 			return out, true
 		}
-		yes, maybe := tcStarts(p.in, llTag)
+		yes, maybe := bytesStart(p.in, llTag)
 		switch {
 		case yes:
 			p.raw = append(p.raw[:0], llTag...)
@@ -211,7 +171,7 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 		p.gap, p.st = p.gap[:0], llProse
 		return out, true
 	case llProse:
-		v := tcView(p.in)
+		v := bytesView(p.in)
 		at := strings.Index(v, llTag)
 		if at < 0 {
 			keep := 0
@@ -236,25 +196,25 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 		p.in = p.in[n:]
 		if len(p.in) == 0 {
 			if final {
-				return p.notCall(out, "<|python_tag|> without a JSON call"), true
+				return p.fail(out, "<|python_tag|> without a JSON call"), true
 			}
 			return out, false
 		}
 		if p.in[0] != '{' {
-			return p.notCall(out, "<|python_tag|> is not followed by a JSON call"), true
+			return p.fail(out, "<|python_tag|> is not followed by a JSON call"), true
 		}
 		p.startCall(true)
 		return out, true
 	case llCall:
-		return p.stepCall(out, final)
+		return p.walk(out, p, final)
 	}
 	return out, false
 }
 
-// notCall gives the object (and what held before it) back as text; when
+// fail gives the object (and what held before it) back as text; when
 // it was surely meant as a call, or a call had begun, it is reported as
 // malformed. The reply goes on as prose.
-func (p *llamaParser) notCall(out []Event, why string) []Event {
+func (p *llamaParser) fail(out []Event, why string) []Event {
 	out = p.flushArgs(out) // what was read is passed on however the input was cut
 	if p.viaTag || p.begun {
 		out = append(out, Event{Kind: Malformed, Text: "llama3_json: " + why})
@@ -267,65 +227,41 @@ func (p *llamaParser) notCall(out []Event, why string) []Event {
 }
 
 func (p *llamaParser) reset() {
-	p.raw, p.gap = p.raw[:0], p.gap[:0]
-	p.viaTag, p.key, p.name, p.begun = false, "", "", false
-	p.argsOpen, p.args, p.argsSeen, p.streaming = false, "", false, false
+	p.resetCall()
+	p.gap = p.gap[:0]
+	p.viaTag, p.argsOpen = false, false
 }
 
-// stepCall reads the object a byte at a time.
-func (p *llamaParser) stepCall(out []Event, final bool) ([]Event, bool) {
-	for i := 0; i < len(p.in); i++ {
-		c := p.in[i]
-		pos := len(p.raw)
-		p.raw = append(p.raw, c)
-		d0 := p.w.Depth()
-		f := p.w.Step(c)
-		if f&jwErr != 0 {
-			p.in = p.in[i+1:]
-			return p.notCall(out, "the call is not valid JSON"), true
-		}
-		ok := true
-		if f&jwEndBefore != 0 && d0 == 1 {
-			out, ok = p.member(out, pos)
-		}
-		switch {
-		case f&jwKeyBegin != 0 && d0 == 1:
-			p.keyStart = pos
-		case f&jwKeyEnd != 0 && d0 == 1:
-			if json.Unmarshal(p.raw[p.keyStart:pos+1], &p.key) != nil || !llamaKey(p.key) {
-				p.in = p.in[i+1:]
-				return p.notCall(out, "the object has a key a call does not have"), true
-			}
-		case f&jwBegin != 0 && d0 == 1:
-			p.valStart = pos
-			if c == '{' && tcIsArgsKey(p.key) && !p.argsSeen {
-				p.argsOpen = true
-				out = p.begin(out)
-			}
-		case f&jwEnd != 0 && p.w.Depth() == 1:
-			out, ok = p.member(out, pos+1)
-		}
-		if !ok {
-			p.in = p.in[i+1:]
-			return out, true
-		}
-		if p.w.Done() {
-			p.in = p.in[i+1:]
-			if p.name == "" || !p.argsSeen {
-				return p.notCall(out, `the object lacks "name" or "parameters"`), true
-			}
-			out = p.begin(out)
-			out = append(out, Event{Kind: CallEnd})
-			p.reset()
-			p.st = llSep
-			return out, true
-		}
+// keyEnded is a jsonHooks method: a key a call does not have makes the
+// object no call.
+func (p *llamaParser) keyEnded(out []Event) ([]Event, bool) {
+	if !llamaKey(p.key) {
+		return p.fail(out, "the object has a key a call does not have"), false
 	}
-	p.in = p.in[:0]
-	if final {
-		return p.notCall(out, "the call's JSON is not complete"), true
+	return out, true
+}
+
+// valueBegins is a jsonHooks method: the arguments object begins the call
+// when the name is known.
+func (p *llamaParser) valueBegins(out []Event, c byte) []Event {
+	if c == '{' && isArgsKey(p.key) && !p.argsSeen {
+		p.argsOpen = true
+		out = p.begin(out)
 	}
-	return out, false
+	return out
+}
+
+// objectDone is a jsonHooks method: the object is a call when it had a
+// name and arguments.
+func (p *llamaParser) objectDone(out []Event) []Event {
+	if p.name == "" || !p.argsSeen {
+		return p.fail(out, `the object lacks "name" or "parameters"`)
+	}
+	out = p.begin(out)
+	out = append(out, Event{Kind: CallEnd})
+	p.reset()
+	p.st = llSep
+	return out
 }
 
 // begin begins the call once its name is known and its arguments have
@@ -344,50 +280,30 @@ func (p *llamaParser) begin(out []Event) []Event {
 	return out
 }
 
-// member handles the value raw[valStart:end] of key p.key; ok is false
-// when the object turned out to be no call.
+// member is a jsonHooks method: it handles the value raw[valStart:end]
+// of key p.key; ok is false when the object turned out to be no call.
 func (p *llamaParser) member(out []Event, end int) ([]Event, bool) {
-	val := p.raw[p.valStart:end]
 	switch {
 	case p.key == "name":
-		var name string
-		if val[0] != '"' || json.Unmarshal(val, &name) != nil || strings.TrimSpace(name) == "" || p.name != "" {
-			return p.notCall(out, `"name" is not one non-empty string`), false
+		name, ok := p.nameValue(end)
+		if !ok {
+			return p.fail(out, `"name" is not one non-empty string`), false
 		}
-		name = strings.TrimSpace(name)
 		if !p.viaTag && p.cfg.Schemas != nil && !p.cfg.Schemas.Has(name) {
-			return p.notCall(out, "the name is not one of the request's tools"), false
+			return p.fail(out, "the name is not one of the request's tools"), false
 		}
 		p.name = name
 		out = p.begin(out)
-	case tcIsArgsKey(p.key):
-		if p.argsSeen {
-			return p.notCall(out, "the call has two argument objects"), false
+	case isArgsKey(p.key):
+		out, streamed, why := p.argsValue(out, end)
+		if why != "" {
+			return p.fail(out, why), false
 		}
-		p.argsSeen = true
-		switch val[0] {
-		case '{':
-			p.argsOpen = false
-			if p.streaming {
-				out = AppendArgs(out, string(p.raw[p.argsFrom:end]))
-				p.streaming = false
-				return out, true
-			}
-			p.args = string(val)
-		case 'n':
-			p.args = "{}"
-		case '"':
-			var s string
-			_ = json.Unmarshal(val, &s) // validated by the walker
-			args, ok := tcArgsFromString(s)
-			if !ok {
-				return p.notCall(out, "the arguments string is not a JSON object"), false
-			}
-			p.args = args
-		default:
-			return p.notCall(out, "the arguments are not an object"), false
+		p.argsOpen = false
+		if !streamed {
+			out = p.begin(out)
 		}
-		out = p.begin(out)
+		return out, true
 	}
 	return out, true
 }

@@ -55,7 +55,7 @@ func claimQwen3Coder(rest string, _ bool) Claim {
 
 // stepFuncName reads the function name up to '>' and begins the call.
 func (p *tcParser) stepFuncName(out []Event, final bool) ([]Event, bool) {
-	v := tcView(p.in)
+	v := bytesView(p.in)
 	gt := strings.IndexByte(v, '>')
 	if gt < 0 {
 		if final || !tcValidName(v, true) {
@@ -70,19 +70,15 @@ func (p *tcParser) stepFuncName(out []Event, final bool) ([]Event, bool) {
 	p.name = strings.Clone(p.name)
 	p.take(gt + 1)
 	out = append(out, Event{Kind: CallBegin, Name: p.name})
-	p.begun, p.params, p.seen = true, 0, p.seen[:0]
+	p.begun, p.params, p.seen = true, argObject{}, p.seen[:0]
 	p.st = tcFuncBody
 	return out, true
 }
 
 // closeCall ends the open XML call.
 func (p *tcParser) closeCall(out []Event) []Event {
-	switch {
-	case p.jsonArgs:
-	case p.params == 0:
-		out = AppendArgs(out, "{}")
-	default:
-		out = AppendArgs(out, "}")
+	if !p.jsonArgs {
+		out = p.params.end(out)
 	}
 	return p.end(out)
 }
@@ -93,18 +89,18 @@ func (p *tcParser) stepFuncBody(out []Event, final bool) ([]Event, bool) {
 	if len(p.in) == 0 && !final {
 		return out, false
 	}
-	if len(p.in) > 0 && p.in[0] == '{' && p.params == 0 && !p.jsonArgs {
+	if len(p.in) > 0 && p.in[0] == '{' && p.params.n == 0 && !p.jsonArgs {
 		// <function=N>{json}</function>: the arguments as one object.
-		p.w = jsWalker{stack: p.w.stack[:0]}
+		p.beginObject()
 		p.streaming, p.argsFrom = true, len(p.raw)
 		p.st = tcFuncJSON
 		return out, true
 	}
 	pending := false
-	if p.params > 0 || p.jsonArgs {
+	if p.params.n > 0 || p.jsonArgs {
 		// A new block after a complete body: the model left out the
 		// closers.
-		yes, maybe := tcStarts(p.in, tcOpenTag)
+		yes, maybe := bytesStart(p.in, tcOpenTag)
 		if yes {
 			out = p.closeCall(out)
 			p.inBlock, p.closeWanted = false, false
@@ -113,7 +109,7 @@ func (p *tcParser) stepFuncBody(out []Event, final bool) ([]Event, bool) {
 		pending = maybe
 	}
 	for _, m := range [...]string{tcParamOpen, tcFuncClose, tcCloseTag} {
-		yes, maybe := tcStarts(p.in, m)
+		yes, maybe := bytesStart(p.in, m)
 		if yes {
 			p.take(len(m))
 			switch m {
@@ -141,7 +137,7 @@ func (p *tcParser) stepFuncBody(out []Event, final bool) ([]Event, bool) {
 	if pending && !final {
 		return out, false
 	}
-	if final && (p.params > 0 || p.jsonArgs) {
+	if final && (p.params.n > 0 || p.jsonArgs) {
 		// Every parameter given is complete: the call is recovered, what
 		// is left is given back by the gap.
 		out = p.closeCall(out)
@@ -155,7 +151,7 @@ func (p *tcParser) stepFuncBody(out []Event, final bool) ([]Event, bool) {
 
 // stepParamName reads a parameter name up to '>'.
 func (p *tcParser) stepParamName(out []Event, final bool) ([]Event, bool) {
-	v := tcView(p.in)
+	v := bytesView(p.in)
 	gt := strings.IndexByte(v, '>')
 	if gt < 0 {
 		if final || !tcValidName(v, true) {
@@ -178,7 +174,7 @@ var tcValueEnds = []string{tcParamEnd, "\n" + tcParamOpen, tcFuncClose, tcCloseT
 
 // stepValue finds the end of the parameter value and gives the parameter.
 func (p *tcParser) stepValue(out []Event, final bool) ([]Event, bool) {
-	v := tcView(p.in)
+	v := bytesView(p.in)
 	for {
 		at, which := IndexFirst(v[p.scan:], tcValueEnds...)
 		if at < 0 {
@@ -301,19 +297,8 @@ func (p *tcParser) implicitEnd(name string) bool {
 func (p *tcParser) param(out []Event, raw string) []Event {
 	raw = strings.TrimPrefix(raw, "\n")
 	raw = strings.TrimSuffix(raw, "\n")
-	var val string
-	if typ, ok := p.cfg.Schemas.Type(p.name, p.pname); ok {
-		val = TypedValue(raw, typ)
-	} else {
-		val = quote(raw)
-	}
-	sep := ","
-	if p.params == 0 {
-		sep = "{"
-	}
-	p.params++
 	p.seen = append(p.seen, p.pname)
-	return AppendArgs(out, sep+quote(p.pname)+":"+val)
+	return p.params.member(out, p.pname, paramValue(p.cfg.Schemas, p.name, p.pname, raw, false))
 }
 
 // stepFuncJSON reads a function body that is one JSON object, passing it
