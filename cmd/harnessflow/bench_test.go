@@ -103,7 +103,7 @@ func TestBenchRequestDirection(t *testing.T) {
 		t.Errorf("request graph result: %s, %d events, %d peers, %d stages", r.Out, r.Corpus.Events, len(r.Peers), len(r.Stages))
 	}
 	// The shared request set, a directory of JSON files, with a harness.
-	code, out, errOut = benchCLI(t, "--direction", "request", "--harness", "minimal", "--corpus", "../../internal/harnesstest/requests", "--iterations", "1", "--mode", "async")
+	code, out, errOut = benchCLI(t, "--direction", "request", "--harness", "minimal", "--corpus", "../../harness/harnesstest/requests", "--iterations", "1", "--mode", "async")
 	if code != exitOK {
 		t.Fatalf("minimal over the shared requests: exit %d: %s", code, errOut)
 	}
@@ -132,7 +132,7 @@ func TestBenchRecordedCorpus(t *testing.T) {
 	if !strings.Contains(out, "2 input(s)") || strings.Contains(out, "openai-go") {
 		t.Errorf("output:\n%s", out)
 	}
-	code, _, errOut = benchCLI(t, "--corpus", filepath.Join(dir, "a.sse"), "--iterations", "1", "--request", "../../internal/harnesstest/requests/tool_history.json")
+	code, _, errOut = benchCLI(t, "--corpus", filepath.Join(dir, "a.sse"), "--iterations", "1", "--request", "../../harness/harnesstest/requests/tool_history.json")
 	if code != exitOK {
 		t.Fatalf("one file, planned request: exit %d: %s", code, errOut)
 	}

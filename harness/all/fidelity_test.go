@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
-	"github.com/harnessflow/harnessflow/internal/harnesstest"
+	"github.com/harnessflow/harnessflow/harness/harnesstest"
 	"github.com/harnessflow/harnessflow/protocol"
 )
 

@@ -14,11 +14,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/harnessflow/harnessflow/harness"
-	"github.com/harnessflow/harnessflow/internal/harnesstest"
-	"github.com/harnessflow/harnessflow/internal/streamtest"
+	"github.com/harnessflow/harnessflow/harness/harnesstest"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/prompts"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/stages/streamtest"
 )
 
 // goldenOwners names the harness whose goldens each testdata directory

@@ -17,7 +17,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/harness/claudecode"
-	"github.com/harnessflow/harnessflow/internal/harnesstest"
+	"github.com/harnessflow/harnessflow/harness/harnesstest"
 	"github.com/harnessflow/harnessflow/prompts"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/wire/anthropic/anthropictest"

@@ -8,8 +8,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/harness/harnesstest"
 	"github.com/harnessflow/harnessflow/harness/zcode"
-	"github.com/harnessflow/harnessflow/internal/harnesstest"
 	"github.com/harnessflow/harnessflow/wire/anthropic/anthropictest"
 )
 

@@ -3,8 +3,8 @@ package anthropicstream
 import (
 	"testing"
 
-	"github.com/harnessflow/harnessflow/internal/streamtest"
 	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/stages/streamtest"
 )
 
 // TestFixtures replays testdata/fixtures/*.sse (copied from the shared wire

@@ -3,8 +3,8 @@ package anthropicstream
 import (
 	"testing"
 
-	"github.com/harnessflow/harnessflow/internal/streamtest"
 	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/stages/streamtest"
 )
 
 // FuzzAnthropicStream runs arbitrary bytes through the whole graph. No input

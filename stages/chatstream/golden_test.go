@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/harnessflow/harnessflow/internal/streamtest"
 	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/stages/streamtest"
 )
 
 // TestGolden replays the golden archives (see streamtest.Golden; -update

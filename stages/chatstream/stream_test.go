@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harnessflow/harnessflow/internal/streamtest"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/sinks"
 	"github.com/harnessflow/harnessflow/sources"
 	"github.com/harnessflow/harnessflow/stages/sse"
+	"github.com/harnessflow/harnessflow/stages/streamtest"
 )
 
 func TestGraphShape(t *testing.T) {

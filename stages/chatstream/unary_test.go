@@ -6,8 +6,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/harnessflow/harnessflow/internal/streamtest"
 	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/stages/streamtest"
 )
 
 // TestUnaryDecodeErrors pins the fatal errors of chat.unary for bodies that

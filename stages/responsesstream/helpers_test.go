@@ -7,9 +7,9 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/harnessflow/harnessflow/internal/streamtest"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/stages/sse"
+	"github.com/harnessflow/harnessflow/stages/streamtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

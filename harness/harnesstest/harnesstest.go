@@ -35,10 +35,10 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/harnessflow/harnessflow/harness"
-	"github.com/harnessflow/harnessflow/internal/streamtest"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
+	"github.com/harnessflow/harnessflow/stages/streamtest"
 )
 
 //go:embed requests/*.json
@@ -61,7 +61,7 @@ func SharedRequests() []string {
 func SharedRequest(name string) ([]byte, error) { return shared.ReadFile("requests/" + name + ".json") }
 
 // updating reports whether the test binary runs with -update (the flag
-// internal/streamtest defines for every golden test).
+// stages/streamtest defines for every golden test).
 func updating() bool {
 	f := flag.Lookup("update")
 	if f == nil {
