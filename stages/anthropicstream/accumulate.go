@@ -13,6 +13,7 @@ import (
 	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/wire/anthropic"
 )
 
 // Item id prefixes of the items anthropic.accumulate creates; the content
@@ -20,7 +21,7 @@ import (
 const (
 	MessageIDPrefix          = "anthropic-message-"
 	ThinkingIDPrefix         = "anthropic-thinking-"
-	RedactedThinkingIDPrefix = "anthropic-redacted-thinking-"
+	RedactedThinkingIDPrefix = anthropic.RedactedThinkingIDPrefix
 	// DefaultToolIDPrefix names a tool_use block that arrived without an id.
 	DefaultToolIDPrefix = "toolu_"
 )

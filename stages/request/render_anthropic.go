@@ -10,7 +10,6 @@ import (
 
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/stages/anthropicstream"
 	"github.com/harnessflow/harnessflow/wire/anthropic"
 	"github.com/harnessflow/harnessflow/wire/chat"
 )
@@ -192,7 +191,7 @@ func thinkingBlocks(items []*protocol.Reasoning) []anthropic.Block {
 		if r == nil || r.EncryptedContent == nil || *r.EncryptedContent == "" {
 			continue
 		}
-		if strings.HasPrefix(r.ID, anthropicstream.RedactedThinkingIDPrefix) {
+		if strings.HasPrefix(r.ID, anthropic.RedactedThinkingIDPrefix) {
 			blocks = append(blocks, anthropic.Block{Type: anthropic.BlockRedactedThinking, Data: *r.EncryptedContent})
 			continue
 		}
