@@ -32,7 +32,10 @@ const (
 	dsMaxHead = 256
 )
 
-var dsStarts = []string{dsCallsBegin, dsCallBegin}
+var (
+	dsStarts      = []string{dsCallsBegin, dsCallBegin}
+	dsStartStates = []uint8{dsSection, dsHead}
+)
 
 func init() {
 	Register(Format{
@@ -90,14 +93,8 @@ func (p *dsParser) run(out []Event, eof bool) []Event {
 		switch p.st {
 		case dsText:
 			var which int
-			if out, which = p.text(out, Text, eof, dsStarts...); which < 0 {
+			if out, which = p.openAt(out, eof, dsStarts, dsStartStates); which < 0 {
 				return out
-			}
-			m := dsStarts[which]
-			p.open(len(m))
-			p.st = dsSection
-			if m == dsCallBegin {
-				p.st = dsHead
 			}
 
 		case dsSection:
@@ -155,22 +152,14 @@ func (p *dsParser) run(out []Event, eof bool) []Event {
 
 		case dsName:
 			end := strings.IndexAny(p.buf, "\n`{<")
-			region := p.buf
-			if end >= 0 {
-				region = p.buf[:end]
-			}
-			if len(region) > dsMaxHead {
-				out = p.failText(out, "tool name too long")
-				continue
-			}
-			if end < 0 {
-				if !eof {
+			var ok, wait bool
+			if out, ok, wait = p.field(out, eof, end, dsMaxHead, "tool name too long"); !ok {
+				if wait {
 					return out
 				}
-				out = p.failText(out, "unterminated tool call")
 				continue
 			}
-			name := strings.TrimSpace(region)
+			name := strings.TrimSpace(p.buf[:end])
 			if name == "" || strings.ContainsAny(name, " \t") {
 				out = p.failText(out, "tool call without a name")
 				continue
@@ -201,16 +190,9 @@ func (p *dsParser) run(out []Event, eof bool) []Event {
 			if p.fenced { // a fence holds arguments
 				callEnd = ""
 			}
-			var step argStep
-			switch out, step = p.callArgs(out, eof, callEnd); step {
-			case argMore:
-				if !eof {
-					return out
-				}
-			case argDone:
-				p.st = dsAfter
-			case argNone:
-				p.st = dsSection
+			var wait bool
+			if out, wait = p.callArgs(out, eof, callEnd, dsAfter, dsSection); wait {
+				return out
 			}
 
 		case dsAfter:

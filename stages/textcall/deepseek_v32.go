@@ -62,6 +62,8 @@ var (
 	v32DSMLTags  = newV32Tags([]string{v32CallsClose, v32CallsClose1}, v32InvokeOpen, v32InvokeClose, v32ParamOpen, v32ParamClose)
 	v32PlainTags = newV32Tags([]string{"</function_calls>"}, "<invoke", "</invoke>", "<parameter", "</parameter>")
 	v32AllStarts = append(append([]string{}, v32Starts...), v32PlainStarts...)
+	// v32StartStates are the states v32AllStarts begin.
+	v32StartStates = []uint8{v32Section, v32Section, v32Invoke, v32Section, v32Invoke}
 )
 
 func init() {
@@ -111,18 +113,12 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 		switch p.st {
 		case v32Text:
 			var which int
-			if out, which = p.text(out, Text, eof, v32AllStarts...); which < 0 {
+			if out, which = p.openAt(out, eof, v32AllStarts, v32StartStates); which < 0 {
 				return out
 			}
-			m := v32AllStarts[which]
-			p.open(len(m))
 			p.tags = v32DSMLTags
 			if which >= len(v32Starts) {
 				p.tags = v32PlainTags
-			}
-			p.st = v32Section
-			if m == p.tags.invokeOpen {
-				p.st = v32Invoke
 			}
 
 		case v32Section:
@@ -213,14 +209,9 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 			p.st = v32Body
 
 		case v32JSON:
-			var step argStep
-			switch out, step = p.callArgs(out, eof, ""); step {
-			case argMore:
-				if !eof {
-					return out
-				}
-			case argDone:
-				p.st = v32AfterJSON
+			var wait bool
+			if out, wait = p.callArgs(out, eof, "", v32AfterJSON, 0); wait {
+				return out
 			}
 
 		case v32AfterJSON:
@@ -238,12 +229,8 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 
 // endCall closes the open call's arguments and ends it.
 func (p *v32Parser) endCall(out []Event) []Event {
-	if !p.jsonBody {
-		out = p.params.end(out)
-	}
 	p.calls++
-	p.st = v32Section
-	return p.recovered(out)
+	return p.endArgs(out, &p.params, v32Section)
 }
 
 // tagStep says where reading a tag's attributes stands.

@@ -265,16 +265,7 @@ func glmConfirm(rest string) Claim {
 
 // end closes the open call's arguments and the call.
 func (p *glmParser) end(out []Event) []Event {
-	out = p.value.obj.end(out)
-	p.st = glmAfter
-	return p.recovered(out)
-}
-
-// malformed voids the open call and gives its markup back as text; the
-// unconsumed input is read again as text.
-func (p *glmParser) malformed(out []Event, why string) []Event {
-	p.st = glmText
-	return p.fail(out, why)
+	return p.endArgs(out, &p.value.obj, glmAfter)
 }
 
 // Close ends the reply. A call whose only missing part is </tool_call> is
@@ -296,8 +287,7 @@ func (p *glmParser) Close(out []Event) []Event {
 			// what follows: it ends the value.
 			var ok bool
 			if out, ok = p.value.atEOF(out, &p.markup); !ok {
-				out = p.malformed(out, "GLM tool call cut inside an argument")
-				out = AppendText(out, p.buf)
+				out = p.cut(out, "GLM tool call cut inside an argument")
 				break
 			}
 		}
@@ -306,13 +296,10 @@ func (p *glmParser) Close(out []Event) []Event {
 			out = p.end(out)
 			break
 		}
-		out = p.malformed(out, "unterminated GLM tool call")
-		out = AppendText(out, p.buf)
+		out = p.cut(out, "unterminated GLM tool call")
 	default:
-		out = p.malformed(out, "GLM tool call cut inside an argument")
-		out = AppendText(out, p.buf)
+		out = p.cut(out, "GLM tool call cut inside an argument")
 	}
-	p.buf, p.st = "", glmText
-	p.raw.Reset()
+	p.closed()
 	return out
 }

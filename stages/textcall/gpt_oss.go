@@ -551,13 +551,6 @@ func (p *harmonyParser) end(out []Event) []Event {
 	return p.recovered(out)
 }
 
-// malformed voids the open call and gives its markup back as text; the
-// rest is read again from outside a message.
-func (p *harmonyParser) malformed(out []Event, why string) []Event {
-	p.st = hmOut
-	return p.fail(out, why)
-}
-
 // Close ends the reply. A call whose arguments are complete is ended
 // (<|call|> is a stop token servers leave out); one cut inside its
 // arguments or header is given back as text.
@@ -576,8 +569,7 @@ func (p *harmonyParser) Close(out []Event) []Event {
 	case hmBody:
 		out = appendText(out, p.kind, p.buf)
 	case hmArgs:
-		out = p.malformed(out, "unterminated harmony call arguments")
-		out = AppendText(out, p.buf)
+		out = p.cut(out, "unterminated harmony call arguments")
 	case hmArgsDone:
 		out = p.end(out)
 		if rest := strings.TrimLeft(p.buf, " \t\r\n"); rest != "" {

@@ -26,7 +26,10 @@ const (
 	kimiMaxID = 512
 )
 
-var kimiStarts = []string{kimiSectionBegin, kimiSectionBegin1, kimiCallBegin}
+var (
+	kimiStarts      = []string{kimiSectionBegin, kimiSectionBegin1, kimiCallBegin}
+	kimiStartStates = []uint8{kimiSection, kimiSection, kimiID}
+)
 
 func init() {
 	Register(Format{
@@ -64,14 +67,8 @@ func (p *kimiParser) run(out []Event, eof bool) []Event {
 		switch p.st {
 		case kimiText:
 			var which int
-			if out, which = p.text(out, Text, eof, kimiStarts...); which < 0 {
+			if out, which = p.openAt(out, eof, kimiStarts, kimiStartStates); which < 0 {
 				return out
-			}
-			m := kimiStarts[which]
-			p.open(len(m))
-			p.st = kimiSection
-			if m == kimiCallBegin {
-				p.st = kimiID
 			}
 
 		case kimiSection:
@@ -106,16 +103,9 @@ func (p *kimiParser) run(out []Event, eof bool) []Event {
 			}
 
 		case kimiArgs:
-			var step argStep
-			switch out, step = p.callArgs(out, eof, kimiCallEnd); step {
-			case argMore:
-				if !eof {
-					return out
-				}
-			case argDone:
-				p.st = kimiAfter
-			case argNone:
-				p.st = kimiSection
+			var wait bool
+			if out, wait = p.callArgs(out, eof, kimiCallEnd, kimiAfter, kimiSection); wait {
+				return out
 			}
 
 		case kimiAfter:

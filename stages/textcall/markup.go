@@ -87,11 +87,31 @@ func (m *markup) fail(out []Event, why string) []Event {
 	return out
 }
 
-// failText fails the markup with why (after the format's name) and goes
-// back to plain text.
-func (m *markup) failText(out []Event, why string) []Event {
+// malformed fails the markup with why and goes back to plain text; the
+// pending text is read again as text.
+func (m *markup) malformed(out []Event, why string) []Event {
 	m.st = 0
-	return m.fail(out, m.name+": "+why)
+	return m.fail(out, why)
+}
+
+// failText is malformed with why after the format's name.
+func (m *markup) failText(out []Event, why string) []Event {
+	return m.malformed(out, m.name+": "+why)
+}
+
+// cut is malformed at the end of the reply: the pending text follows the
+// markup given back.
+func (m *markup) cut(out []Event, why string) []Event {
+	out = m.malformed(out, why)
+	out = AppendText(out, m.buf)
+	m.buf = ""
+	return out
+}
+
+// closed forgets everything at the end of the reply.
+func (m *markup) closed() {
+	m.buf, m.st = "", 0
+	m.raw.Reset()
 }
 
 // giveBack gives the consumed text back as text: it was not markup.
@@ -126,11 +146,18 @@ func (m *markup) text(out []Event, k Kind, eof bool, starts ...string) ([]Event,
 	return out, which
 }
 
-// open begins markup with its first n pending bytes (a start marker).
-func (m *markup) open(n int) {
-	m.raw.Reset()
-	m.calls = 0
-	m.take(n)
+// openAt gives back text up to the first of starts (see text) and opens
+// markup with it: the state is states[which] for starts[which]; which is
+// -1 when no start came.
+func (m *markup) openAt(out []Event, eof bool, starts []string, states []uint8) ([]Event, int) {
+	out, which := m.text(out, Text, eof, starts...)
+	if which >= 0 {
+		m.raw.Reset()
+		m.calls = 0
+		m.take(len(starts[which]))
+		m.st = states[which]
+	}
+	return out, which
 }
 
 // rest returns the pending text after its leading white space.
@@ -174,7 +201,6 @@ const (
 	argMore argStep = iota // the object is not complete: more input needed
 	argDone                // the object is complete and valid JSON
 	argBad                 // not a JSON object, or invalid JSON
-	argNone                // callEnd came instead: the call ended without arguments
 )
 
 // beginArgs prepares for the arguments of a new call.
@@ -183,31 +209,38 @@ func (m *markup) beginArgs() {
 	m.obj.reset(false)
 }
 
-// callArgs streams the open call's JSON arguments (see streamArgs). When
-// callEnd (not "") comes where the object would begin, the call ends with
-// no arguments ({}): argNone, the call recovered. Running out of input at
-// eof and bad arguments fail the markup (back to plain text).
-func (m *markup) callArgs(out []Event, eof bool, callEnd string) ([]Event, argStep) {
+// callArgs streams the open call's JSON arguments (see streamArgs) and
+// goes to state done when they are complete. When callEnd (not "") comes
+// where the object would begin, the call ends with no arguments ({}): it
+// is recovered and the state is none. Running out of input at eof and bad
+// arguments fail the markup (back to plain text). wait: more input is
+// needed.
+func (m *markup) callArgs(out []Event, eof bool, callEnd string, done, none uint8) (_ []Event, wait bool) {
 	if !m.obj.started && callEnd != "" {
 		rest := m.rest()
 		if strings.HasPrefix(rest, callEnd) {
 			out = AppendArgs(out, "{}")
 			m.takeTo(rest, len(callEnd))
 			m.calls++
-			return m.recovered(out), argNone
+			m.st = none
+			return m.recovered(out), false
 		}
 		if !eof && (rest == "" || partialOf(rest, callEnd)) {
-			return out, argMore
+			return out, true
 		}
 	}
 	out, step := m.streamArgs(out, eof)
 	switch {
-	case step == argMore && eof:
+	case step == argMore && !eof:
+		return out, true
+	case step == argMore:
 		out = m.failText(out, "unterminated tool-call arguments")
 	case step == argBad:
 		out = m.failText(out, "tool-call arguments are not a JSON object")
+	default:
+		m.st = done
 	}
-	return out, step
+	return out, false
 }
 
 // streamArgs consumes the pending text of a call's JSON object, passing it
@@ -248,6 +281,34 @@ func (m *markup) streamArgs(out []Event, eof bool) ([]Event, argStep) {
 		return AppendArgs(out, js), argDone
 	}
 	return out, argDone
+}
+
+// endArgs ends the open call's arguments object a, and the call; the
+// state is next.
+func (m *markup) endArgs(out []Event, a *argObject, next uint8) []Event {
+	out = a.end(out)
+	m.st = next
+	return m.recovered(out)
+}
+
+// field finds the end of a field of markup (a name or an id) at offset end
+// of the pending text (-1: not come yet). It fails the markup, back to
+// text, when the field runs past max (why: long) or the reply ends first;
+// ok is false then, and while more input is needed (wait).
+func (m *markup) field(out []Event, eof bool, end, max int, long string) (_ []Event, ok, wait bool) {
+	n := end
+	if end < 0 {
+		n = len(m.buf)
+	}
+	switch {
+	case n > max:
+		return m.failText(out, long), false, false
+	case end >= 0:
+		return out, true, false
+	case !eof:
+		return out, false, true
+	}
+	return m.failText(out, "unterminated tool call"), false, false
 }
 
 // callEnded reads what follows a call's complete arguments: white space

@@ -255,16 +255,7 @@ func mmConfirm(rest string) Claim {
 
 // end closes the open call and goes to state next.
 func (p *mmParser) end(out []Event, next uint8) []Event {
-	out = p.value.obj.end(out)
-	p.st = next
-	return p.recovered(out)
-}
-
-// malformed voids the open call and gives its markup back as text; the
-// unconsumed input is read again as text.
-func (p *mmParser) malformed(out []Event, why string) []Event {
-	p.st = mmText
-	return p.fail(out, why)
+	return p.endArgs(out, &p.value.obj, next)
 }
 
 // Close ends the reply. Missing </invoke> and </minimax:tool_call> at the
@@ -283,8 +274,7 @@ func (p *mmParser) Close(out []Event) []Event {
 		out = AppendText(out, p.buf)
 	case mmBlock:
 		if rest != "" && !strings.HasPrefix(mmClose, rest) {
-			out = p.malformed(out, "unterminated MiniMax tool-call block")
-			out = AppendText(out, p.buf)
+			out = p.cut(out, "unterminated MiniMax tool-call block")
 		}
 	case mmValue, mmInCall:
 		if p.st == mmValue {
@@ -292,8 +282,7 @@ func (p *mmParser) Close(out []Event) []Event {
 			// what follows: it ends the value.
 			var ok bool
 			if out, ok = p.value.atEOF(out, &p.markup); !ok {
-				out = p.malformed(out, "MiniMax tool call cut inside a tag or value")
-				out = AppendText(out, p.buf)
+				out = p.cut(out, "MiniMax tool call cut inside a tag or value")
 				break
 			}
 			rest = p.rest()
@@ -303,13 +292,10 @@ func (p *mmParser) Close(out []Event) []Event {
 			out = p.end(out, mmText)
 			break
 		}
-		out = p.malformed(out, "unterminated MiniMax invoke")
-		out = AppendText(out, p.buf)
+		out = p.cut(out, "unterminated MiniMax invoke")
 	default:
-		out = p.malformed(out, "MiniMax tool call cut inside a tag or value")
-		out = AppendText(out, p.buf)
+		out = p.cut(out, "MiniMax tool call cut inside a tag or value")
 	}
-	p.buf, p.st = "", mmText
-	p.raw.Reset()
+	p.closed()
 	return out
 }

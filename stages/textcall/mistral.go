@@ -47,6 +47,12 @@ const (
 	mistralJSON          // v11: the JSON arguments
 	mistralArray         // old: between the objects of the array
 	mistralObject        // old: one call's object
+	mistralEnded         // v11: the object ended the call
+)
+
+var (
+	mistralStarts      = []string{mistralToolCalls}
+	mistralStartStates = []uint8{mistralHead}
 )
 
 // mistralParser parses the mistral format.
@@ -75,11 +81,9 @@ func (p *mistralParser) run(out []Event, eof bool) []Event {
 		switch p.st {
 		case mistralText:
 			var which int
-			if out, which = p.text(out, Text, eof, mistralToolCalls); which < 0 {
+			if out, which = p.openAt(out, eof, mistralStarts, mistralStartStates); which < 0 {
 				return out
 			}
-			p.open(len(mistralToolCalls))
-			p.st = mistralHead
 
 		case mistralHead:
 			ws := spaceLen(p.buf)
@@ -155,40 +159,29 @@ func (p *mistralParser) run(out []Event, eof bool) []Event {
 
 		case mistralID:
 			i := strings.Index(p.buf, mistralArgs)
-			region := p.buf
-			if i >= 0 {
-				region = p.buf[:i]
-			}
-			if len(region) > mistralMaxName {
-				out = p.failText(out, "call id too long")
-				continue
-			}
-			if i < 0 {
-				if !eof {
+			var ok, wait bool
+			if out, ok, wait = p.field(out, eof, i, mistralMaxName, "call id too long"); !ok {
+				if wait {
 					return out
 				}
-				p.take(len(p.buf))
-				out = p.failText(out, "unterminated tool call")
 				continue
 			}
-			id := strings.TrimSpace(region)
+			id := strings.TrimSpace(p.buf[:i])
 			p.take(i + len(mistralArgs))
 			out = append(out, Event{Kind: CallBegin, Name: p.name, ID: id})
 			p.beginArgs()
 			p.st = mistralJSON
 
 		case mistralJSON:
-			var step argStep
-			switch out, step = p.callArgs(out, eof, ""); step {
-			case argMore:
-				if !eof {
-					return out
-				}
-			case argDone:
-				// The v11 shape has no end marker: the object ends the call.
-				out = p.recovered(out)
-				p.st = mistralText
+			var wait bool
+			if out, wait = p.callArgs(out, eof, "", mistralEnded, 0); wait {
+				return out
 			}
+
+		case mistralEnded:
+			// The v11 shape has no end marker: the object ends the call.
+			out = p.recovered(out)
+			p.st = mistralText
 
 		case mistralArray:
 			ws := spaceLen(p.buf)
