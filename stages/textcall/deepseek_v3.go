@@ -70,8 +70,8 @@ const (
 // dsParser parses deepseek_v3 and deepseek_v31.
 type dsParser struct {
 	markup
-	head   string
-	fenced bool // the arguments opened with a fence
+	first  string // the text before <｜tool▁sep｜>: the type (V3) or the name (V3.1)
+	fenced bool   // the arguments opened with a fence
 }
 
 func newDS(name string) *dsParser {
@@ -98,31 +98,17 @@ func (p *dsParser) run(out []Event, eof bool) []Event {
 			}
 
 		case dsSection:
-			var step sectStep
-			switch out, step = p.section(out, eof, dsCallBegin, dsCallsEnd); step {
-			case sectMore:
+			var wait bool
+			if out, wait = p.section(out, eof, dsHead, dsCallBegin, dsCallsEnd); wait {
 				return out
-			case sectCall:
-				p.st = dsHead
-			case sectOver:
-				p.st = dsText
 			}
 
 		case dsHead:
-			switch head, n, step := headBefore(p.buf, dsSep, dsMaxHead); {
-			case step == headNot:
-				out = p.giveBack(out) // not a call: prose mentioning the marker
-				p.st = dsText
-			case step == headLong:
-				out = p.failText(out, "tool name too long")
-			case step == headMore && !eof:
+			head, n, ok, wait := "", 0, false, false
+			if out, head, n, ok, wait = p.head(out, eof, dsSep, dsMaxHead, "tool name too long", false); wait {
 				return out
-			case step == headMore:
-				out = p.failText(out, "unterminated tool call")
-			case step == headNoSep:
-				out = p.failText(out, "tool call without "+dsSep)
-			default:
-				p.head = head
+			} else if ok {
+				p.first = head
 				p.take(n)
 				p.st = dsAfterSep
 			}
@@ -140,11 +126,11 @@ func (p *dsParser) run(out []Event, eof bool) []Event {
 				return out
 			}
 			if rest[0] == '{' || strings.HasPrefix(rest, dsCallEnd) { // V3.1: the head was the name
-				if p.head == "" {
+				if p.first == "" {
 					out = p.failText(out, "tool call without a name")
 					continue
 				}
-				out = p.beginCall(out, p.head, dsArgs)
+				out = p.beginCall(out, p.first, dsArgs)
 				continue
 			}
 			p.takeTo(rest, 0)

@@ -122,14 +122,9 @@ func (p *v32Parser) run(out []Event, eof bool) []Event {
 			}
 
 		case v32Section:
-			var step sectStep
-			switch out, step = p.section(out, eof, p.tags.invokeOpen, p.tags.callsClose...); step {
-			case sectMore:
+			var wait bool
+			if out, wait = p.section(out, eof, v32Invoke, p.tags.invokeOpen, p.tags.callsClose...); wait {
 				return out
-			case sectCall:
-				p.st = v32Invoke
-			case sectOver:
-				p.st = v32Text
 			}
 
 		case v32Invoke:

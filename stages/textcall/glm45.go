@@ -145,15 +145,7 @@ func newGLM(format string, cfg Config) *glmParser {
 
 // run makes moves until one needs more input (the end of the reply is
 // Close's).
-func (p *glmParser) run(out []Event, eof bool) []Event {
-	for {
-		var more bool
-		out, more = p.step(out)
-		if !more {
-			return out
-		}
-	}
-}
+func (p *glmParser) run(out []Event, _ bool) []Event { return runMoves(out, p) }
 
 // step makes one move; it reports false when it needs more input.
 func (p *glmParser) step(out []Event) ([]Event, bool) {

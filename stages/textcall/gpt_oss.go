@@ -328,15 +328,7 @@ func (p *harmonyParser) Quiet(s string) bool {
 
 // run makes moves until one needs more input (the end of the reply is
 // Close's).
-func (p *harmonyParser) run(out []Event, eof bool) []Event {
-	for {
-		var more bool
-		out, more = p.step(out)
-		if !more {
-			return out
-		}
-	}
-}
+func (p *harmonyParser) run(out []Event, _ bool) []Event { return runMoves(out, p) }
 
 func (p *harmonyParser) step(out []Event) ([]Event, bool) {
 	switch p.st {

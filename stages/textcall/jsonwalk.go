@@ -118,9 +118,7 @@ func (w *jsWalker) Step(c byte) int {
 			return flags
 		}
 		if c == ']' && w.state == jwValueOrClose {
-			w.stack = w.stack[:len(w.stack)-1]
-			w.afterValue()
-			return flags | jwEnd
+			return flags | w.closeContainer()
 		}
 		return flags | w.begin(c)
 	case jwKeyOrClose, jwKey:
@@ -128,9 +126,7 @@ func (w *jsWalker) Step(c byte) int {
 			return flags
 		}
 		if c == '}' && w.state == jwKeyOrClose {
-			w.stack = w.stack[:len(w.stack)-1]
-			w.afterValue()
-			return flags | jwEnd
+			return flags | w.closeContainer()
 		}
 		if c != '"' {
 			return w.fail()
@@ -157,9 +153,7 @@ func (w *jsWalker) Step(c byte) int {
 		case c == ',':
 			w.state = jwValue
 		case (c == '}' && top == '{') || (c == ']' && top == '['):
-			w.stack = w.stack[:len(w.stack)-1]
-			w.afterValue()
-			return flags | jwEnd
+			return flags | w.closeContainer()
 		default:
 			return w.fail()
 		}
@@ -214,6 +208,13 @@ func (w *jsWalker) Step(c byte) int {
 		return w.fail()
 	}
 	return w.fail()
+}
+
+// closeContainer closes the innermost container: a value ends.
+func (w *jsWalker) closeContainer() int {
+	w.stack = w.stack[:len(w.stack)-1]
+	w.afterValue()
+	return jwEnd
 }
 
 // begin starts the value whose first byte is c.

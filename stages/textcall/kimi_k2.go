@@ -72,30 +72,16 @@ func (p *kimiParser) run(out []Event, eof bool) []Event {
 			}
 
 		case kimiSection:
-			var step sectStep
-			switch out, step = p.section(out, eof, kimiCallBegin, kimiSectionEnd, kimiSectionEnd1); step {
-			case sectMore:
+			var wait bool
+			if out, wait = p.section(out, eof, kimiID, kimiCallBegin, kimiSectionEnd, kimiSectionEnd1); wait {
 				return out
-			case sectCall:
-				p.st = kimiID
-			case sectOver:
-				p.st = kimiText
 			}
 
 		case kimiID:
-			switch id, n, step := headBefore(p.buf, kimiArgBegin, kimiMaxID); {
-			case step == headNot:
-				out = p.giveBack(out) // not an id: prose mentioning the marker
-				p.st = kimiText
-			case step == headLong:
-				out = p.failText(out, "call id too long")
-			case step == headMore && !eof:
+			id, n, ok, wait := "", 0, false, false
+			if out, id, n, ok, wait = p.head(out, eof, kimiArgBegin, kimiMaxID, "call id too long", true); wait {
 				return out
-			case step == headMore:
-				out = p.failText(out, "unterminated tool call")
-			case step == headNoSep || id == "":
-				out = p.failText(out, "tool call without "+kimiArgBegin)
-			default:
+			} else if ok {
 				p.take(n)
 				out = append(out, Event{Kind: CallBegin, Name: kimiName(id, p.schemas), ID: id})
 				p.beginArgs()

@@ -65,6 +65,22 @@ func (m *markup) Close(out []Event) []Event {
 	return out
 }
 
+// mover is a format that makes one move at a time (more false: it needs
+// more input); its run is runMoves.
+type mover interface {
+	step(out []Event) (_ []Event, more bool)
+}
+
+// runMoves makes moves until one needs more input.
+func runMoves(out []Event, m mover) []Event {
+	for {
+		var more bool
+		if out, more = m.step(out); !more {
+			return out
+		}
+	}
+}
+
 // take consumes the first n bytes of the pending text as markup.
 func (m *markup) take(n int) string {
 	s := m.buf[:n]
@@ -163,35 +179,54 @@ func (m *markup) openAt(out []Event, eof bool, starts []string, states []uint8) 
 // rest returns the pending text after its leading white space.
 func (m *markup) rest() string { return m.buf[spaceLen(m.buf):] }
 
-// sectStep says what comes next in a section of calls.
-type sectStep uint8
-
-const (
-	sectMore sectStep = iota // more input needed
-	sectCall                 // a call's begin marker (taken)
-	sectOver                 // the section is over: back to text
-)
-
 // section reads what follows in a section of calls: white space, then
-// callBegin (taken) or one of ends (taken). Anything else ends the section
-// without its end marker. A section that held no call was no markup and is
-// given back as text.
-func (m *markup) section(out []Event, eof bool, callBegin string, ends ...string) ([]Event, sectStep) {
+// callBegin (taken; the state is call) or one of ends (taken). Anything
+// else ends the section without its end marker. A section that held no
+// call was no markup and is given back as text. wait: more input is
+// needed.
+func (m *markup) section(out []Event, eof bool, call uint8, callBegin string, ends ...string) (_ []Event, wait bool) {
 	rest := m.rest()
 	if strings.HasPrefix(rest, callBegin) {
 		m.takeTo(rest, len(callBegin))
-		return out, sectCall
+		m.st = call
+		return out, false
 	}
 	if e := hasPrefixAny(rest, ends...); e != "" {
 		m.takeTo(rest, len(e))
 	} else if !eof && (rest == "" || partialOf(rest, callBegin) || partialOf(rest, ends...)) {
-		return out, sectMore
+		return out, true
 	}
 	if m.calls == 0 {
 		out = m.giveBack(out)
 	}
 	m.raw.Reset()
-	return out, sectOver
+	m.st = 0
+	return out, false
+}
+
+// head reads a call's head (an id or a name) up to sep with headBefore:
+// what is no head is given back as text, a malformed one fails (long: why
+// for one longer than max; an empty one fails too when required). ok: the
+// head, and n the length of it through sep, not yet taken. wait: more
+// input is needed.
+func (m *markup) head(out []Event, eof bool, sep string, max int, long string, required bool) (_ []Event, head string, n int, ok, wait bool) {
+	head, n, step := headBefore(m.buf, sep, max)
+	switch {
+	case step == headNot:
+		out = m.giveBack(out) // not a call: prose mentioning the marker
+		m.st = 0
+	case step == headLong:
+		out = m.failText(out, long)
+	case step == headMore && !eof:
+		return out, "", 0, false, true
+	case step == headMore:
+		out = m.failText(out, "unterminated tool call")
+	case step == headNoSep || (required && head == ""):
+		out = m.failText(out, "tool call without "+sep)
+	default:
+		return out, head, n, true, false
+	}
+	return out, "", 0, false, false
 }
 
 // argStep says where streaming a call's JSON arguments stands.

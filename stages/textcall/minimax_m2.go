@@ -106,15 +106,7 @@ func newMiniMax(cfg Config) *mmParser {
 
 // run makes moves until one needs more input (the end of the reply is
 // Close's).
-func (p *mmParser) run(out []Event, eof bool) []Event {
-	for {
-		var more bool
-		out, more = p.step(out)
-		if !more {
-			return out
-		}
-	}
-}
+func (p *mmParser) run(out []Event, _ bool) []Event { return runMoves(out, p) }
 
 // tag returns the white space at the start of p.buf and which of tags
 // follows it (-1: none; partial: the rest could still become one).
