@@ -1,6 +1,6 @@
 // Package sinks provides the outputs of pipeline runs: an in-memory
-// collector, a channel, a function, a JSON Lines writer of events, and a
-// deprecated alias of the Responses event writer (now in wire/responses).
+// collector, a channel, a function and a JSON Lines writer of events. The
+// Responses event writer is in wire/responses.
 package sinks
 
 import (
