@@ -151,31 +151,14 @@ func (p *glmParser) run(out []Event, _ bool) []Event { return runMoves(out, p) }
 func (p *glmParser) step(out []Event) ([]Event, bool) {
 	switch p.st {
 	case glmText:
-		var which int
-		if out, which = p.text(out, Text, false, glmOpen); which < 0 {
-			return out, false
-		}
-		p.raw.Reset()
-		p.st = glmHead
+		return p.toBlock(out, glmOpen, glmHead)
 	case glmAfter:
-		rest := strings.TrimLeft(p.buf, " \t\r\n")
-		if rest == "" || partialOf(rest, glmOpen) {
-			return out, false
-		}
-		if strings.HasPrefix(rest, glmOpen) {
-			p.buf = rest // white space between calls is part of the markup
-		}
-		p.st = glmText
+		return out, p.between(glmOpen, -1)
 	case glmHead:
 		name, end, c, _ := glmHeader(p.buf)
-		switch c {
-		case ClaimMore:
-			return out, false
-		case ClaimNo: // not a call: the tag is text
-			out = AppendText(out, glmOpen)
-			p.buf = p.buf[len(glmOpen):]
-			p.st = glmText
-			return out, true
+		var ok, more bool
+		if out, ok, more = p.claimed(out, c, glmOpen); !ok {
+			return out, more
 		}
 		p.take(end)
 		p.tool, p.value.obj = name, argObject{}

@@ -176,6 +176,52 @@ func (m *markup) openAt(out []Event, eof bool, starts []string, states []uint8) 
 	return out, which
 }
 
+// toBlock gives back text up to start, a block's opening tag, and goes to
+// state head there (the tag still pending: its Claim reads it); more is
+// false when no start came.
+func (m *markup) toBlock(out []Event, start string, head uint8) (_ []Event, more bool) {
+	out, which := m.text(out, Text, false, start)
+	if which < 0 {
+		return out, false
+	}
+	m.raw.Reset()
+	m.st = head
+	return out, true
+}
+
+// claimed acts on the Claim c of the block at start, its opening tag:
+// more input is needed (ClaimMore), or the tag is text (ClaimNo: back to
+// plain text); ok on ClaimYes.
+func (m *markup) claimed(out []Event, c Claim, start string) (_ []Event, ok, more bool) {
+	switch c {
+	case ClaimMore:
+		return out, false, false
+	case ClaimNo:
+		out = AppendText(out, start)
+		m.buf = m.buf[len(start):]
+		m.st = 0
+		return out, false, true
+	}
+	return out, true, true
+}
+
+// between reads the white space after a block of calls: it is held while
+// another block (start) may follow — markup, dropped, when one does — and
+// is text otherwise; maxWS (-1: no bound) bounds what is held. more is
+// false while it waits.
+func (m *markup) between(start string, maxWS int) (more bool) {
+	rest := m.rest()
+	ws := len(m.buf) - len(rest)
+	if (rest == "" || partialOf(rest, start)) && (maxWS < 0 || ws <= maxWS) {
+		return false
+	}
+	if strings.HasPrefix(rest, start) {
+		m.buf = rest
+	}
+	m.st = 0
+	return true
+}
+
 // rest returns the pending text after its leading white space.
 func (m *markup) rest() string { return m.buf[spaceLen(m.buf):] }
 

@@ -124,30 +124,13 @@ func (p *mmParser) tag(tags ...string) (ws, which int, partial bool) {
 func (p *mmParser) step(out []Event) ([]Event, bool) {
 	switch p.st {
 	case mmText:
-		var which int
-		if out, which = p.text(out, Text, false, mmOpen); which < 0 {
-			return out, false
-		}
-		p.raw.Reset()
-		p.st = mmHead
+		return p.toBlock(out, mmOpen, mmHead)
 	case mmAfter:
-		ws, which, partial := p.tag(mmOpen)
-		if partial {
-			return out, false
-		}
-		if which == 0 {
-			p.buf = p.buf[ws:] // white space between blocks is markup
-		}
-		p.st = mmText
+		return out, p.between(mmOpen, mmMaxAttr)
 	case mmHead:
-		switch mmHeader(p.buf) {
-		case ClaimMore:
-			return out, false
-		case ClaimNo: // not a block: the tag is text
-			out = AppendText(out, mmOpen)
-			p.buf = p.buf[len(mmOpen):]
-			p.st = mmText
-			return out, true
+		var ok, more bool
+		if out, ok, more = p.claimed(out, mmHeader(p.buf), mmOpen); !ok {
+			return out, more
 		}
 		p.take(len(mmOpen))
 		p.st = mmBlock
