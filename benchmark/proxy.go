@@ -69,6 +69,13 @@ type LoadOptions struct {
 	Sample time.Duration
 	// StreamTimeout bounds one stream (0: no bound but ctx's).
 	StreamTimeout time.Duration
+	// Rejections counts an HTTP 503 answer as a rejection of the stream
+	// (ProxyRun.Rejected, with its latency in ProxyRun.RejectLatency)
+	// rather than an error, and makes that client wait the answer's
+	// Retry-After (1 s when it has none, 10 s at most) before its next
+	// stream: the load of a proxy with admission control, whose clients
+	// retry as Codex does.
+	Rejections bool
 	// Ramped, when set, is called in a goroutine of its own once every
 	// client has started (e.g. to take a CPU profile of the proxy under
 	// load); the run waits for it before returning.
@@ -98,6 +105,13 @@ type ProxyRun struct {
 	// one's message.
 	Errors     int    `json:"errors"`
 	FirstError string `json:"first_error,omitempty"`
+	// Rejected counts the streams answered HTTP 503 (with
+	// LoadOptions.Rejections; they are not Errors), RejectLatency the time
+	// from sending such a request to its answer's status line.
+	Rejected      int          `json:"rejected,omitempty"`
+	RejectLatency *Percentiles `json:"reject_latency_ms,omitempty"`
+	// RequestBytes is the size of the request body every stream sends.
+	RequestBytes int `json:"request_bytes,omitempty"`
 	// Seconds is the wall time of the run.
 	Seconds float64 `json:"seconds"`
 	// Latency is the per-delta latency: receive time minus send time.
@@ -123,6 +137,10 @@ type ProcessFigures struct {
 	// delta received, in microseconds.
 	CPUSeconds    float64 `json:"cpu_seconds"`
 	CPUPerDeltaUS float64 `json:"cpu_us_per_delta"`
+	// CPUPerRequestUS is CPUSeconds per request (every stream run, a
+	// rejected one included), in microseconds: with long streams mostly
+	// their deltas, with one-delta streams mostly the request's handling.
+	CPUPerRequestUS float64 `json:"cpu_us_per_request,omitempty"`
 	// RSSBase is the resident memory before the run, RSSPeak the highest
 	// sample during it; RSSPerStream is (peak − base) / N in bytes.
 	RSSBase      uint64  `json:"rss_base_bytes"`
@@ -175,7 +193,7 @@ func RunLoad(ctx context.Context, t ProxyTarget, opts LoadOptions) (*ProxyRun, e
 		}
 	}
 
-	run := &ProxyRun{Target: t.Name, Streams: opts.Streams, Rounds: rounds, Events: opts.Events}
+	run := &ProxyRun{Target: t.Name, Streams: opts.Streams, Rounds: rounds, Events: opts.Events, RequestBytes: len(t.Body)}
 	smp := &sampler{t: &t, client: statsClient}
 	if err := smp.base(ctx); err != nil {
 		return nil, err
@@ -204,7 +222,7 @@ func RunLoad(ctx context.Context, t ProxyTarget, opts LoadOptions) (*ProxyRun, e
 	}()
 	var hook sync.WaitGroup
 	for i := range clients {
-		c := &loadClient{t: &t, client: client, events: opts.Events, lat: make([]int64, 0, rounds*opts.Events)}
+		c := &loadClient{t: &t, client: client, events: opts.Events, lat: make([]int64, 0, rounds*opts.Events), rejections: opts.Rejections}
 		clients[i] = c
 		if opts.Ramp > 0 && i > 0 {
 			at := start.Add(opts.Ramp * time.Duration(i) / time.Duration(opts.Streams))
@@ -223,6 +241,14 @@ func RunLoad(ctx context.Context, t ProxyTarget, opts LoadOptions) (*ProxyRun, e
 				err := c.stream(sctx, t.Body, opts.Events)
 				cancel()
 				c.requests++
+				var rej *rejectedError
+				if errors.As(err, &rej) {
+					c.rejLat = append(c.rejLat, rej.latency)
+					if !sleepUntil(ctx, time.Now().Add(rej.retryAfter)) {
+						return
+					}
+					continue
+				}
 				if err != nil {
 					c.errors++
 					if c.firstErr == nil {
@@ -254,11 +280,12 @@ func RunLoad(ctx context.Context, t ProxyTarget, opts LoadOptions) (*ProxyRun, e
 	}
 	smp.end(ctx, run, tr)
 
-	var all []int64
+	var all, rejected []int64
 	for _, c := range clients {
 		if c == nil {
 			continue
 		}
+		rejected = append(rejected, c.rejLat...)
 		run.Requests += c.requests
 		run.Errors += c.errors
 		if c.firstErr != nil && run.FirstError == "" {
@@ -268,8 +295,15 @@ func RunLoad(ctx context.Context, t ProxyTarget, opts LoadOptions) (*ProxyRun, e
 	}
 	run.Deltas = len(all)
 	run.Latency = percentiles(all)
+	if run.Rejected = len(rejected); run.Rejected > 0 {
+		pr := percentiles(rejected)
+		run.RejectLatency = &pr
+	}
 	if p := run.Process; p != nil && run.Deltas > 0 {
 		p.CPUPerDeltaUS = p.CPUSeconds * 1e6 / float64(run.Deltas)
+	}
+	if p := run.Process; p != nil && run.Requests > 0 {
+		p.CPUPerRequestUS = p.CPUSeconds * 1e6 / float64(run.Requests)
 	}
 	return run, nil
 }
@@ -317,6 +351,36 @@ type loadClient struct {
 	requests int
 	errors   int
 	firstErr error
+
+	rejections bool    // LoadOptions.Rejections
+	rejLat     []int64 // the rejected requests' latencies (ns)
+}
+
+// rejectedError is a stream answered HTTP 503 (LoadOptions.Rejections).
+type rejectedError struct {
+	latency    int64         // request sent to status line, ns
+	retryAfter time.Duration // the answer's Retry-After
+}
+
+func (e *rejectedError) Error() string {
+	return fmt.Sprintf("HTTP 503 after %.2f ms", float64(e.latency)/1e6)
+}
+
+// Bounds of the wait after a rejection.
+const (
+	defaultRetryAfter = time.Second
+	maxRetryAfter     = 10 * time.Second
+)
+
+// retryAfter reads a Retry-After header in seconds (the form HTTP dates
+// are not used by proxies under load): the default when absent or
+// unreadable, at most maxRetryAfter.
+func retryAfter(h string) time.Duration {
+	n, err := strconv.Atoi(strings.TrimSpace(h))
+	if err != nil || n < 0 {
+		return defaultRetryAfter
+	}
+	return min(time.Duration(n)*time.Second, maxRetryAfter)
 }
 
 // Markers of the lines a client looks at.
@@ -337,11 +401,17 @@ func (c *loadClient) stream(ctx context.Context, body []byte, want int) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	sent := time.Now()
 	resp, err := c.client.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusServiceUnavailable && c.rejections {
+		lat := time.Since(sent).Nanoseconds()
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096)) // the error body, so the connection is reused
+		return &rejectedError{latency: lat, retryAfter: retryAfter(resp.Header.Get("Retry-After"))}
+	}
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(msg)))

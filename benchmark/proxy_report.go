@@ -115,8 +115,14 @@ func (r *ProxyReport) WriteMarkdown(w io.Writer) error {
 	b.WriteString("\nLatency: per delta, receive time minus the send time the upstream stamped into it (ms). Added: minus direct at the same N. " +
 		"CPU, memory and goroutines are the proxy process's; memory per stream is (peak − before) / N.\n\n")
 	header := []string{"N", "target", "p50", "p99", "max", "added p50", "added p99", "× pass-through (added p99)", "errors",
-		"proxy CPU/delta", "RSS/stream", "Go memory/stream", "heap/stream", "goroutines before → peak → after", "machine busy"}
-	align := []string{"--:", ":--", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:"}
+		"proxy CPU/delta", "RSS/stream", "Go memory/stream", "heap/stream", "goroutines before → peak → after", "machine busy",
+		"request", "proxy CPU/request"}
+	align := []string{"--:", ":--", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:", "--:"}
+	rejections := slices.ContainsFunc(r.Runs, func(run *ProxyRun) bool { return run.Rejected > 0 })
+	if rejections {
+		header = append(header, "rejected (503)", "503 p50", "503 p99", "503 max")
+		align = append(align, "--:", "--:", "--:", "--:")
+	}
 	var rows [][]string
 	for _, run := range r.Runs {
 		row := []string{strconv.Itoa(run.Streams), run.Target, ms(run.Latency.P50), ms(run.Latency.P99), ms(run.Latency.Max)}
@@ -147,6 +153,20 @@ func (r *ProxyReport) WriteMarkdown(w io.Writer) error {
 			row = append(row, fmt.Sprintf("%.0f%%", run.MachineBusy*100))
 		} else {
 			row = append(row, "—")
+		}
+		row = append(row, kb(float64(run.RequestBytes)))
+		if p := run.Process; p != nil && p.CPUPerRequestUS > 0 {
+			row = append(row, fmt.Sprintf("%.0f µs", p.CPUPerRequestUS))
+		} else {
+			row = append(row, "—")
+		}
+		if rejections {
+			row = append(row, strconv.Itoa(run.Rejected))
+			if l := run.RejectLatency; l != nil {
+				row = append(row, ms(l.P50), ms(l.P99), ms(l.Max))
+			} else {
+				row = append(row, "—", "—", "—")
+			}
 		}
 		rows = append(rows, row)
 	}
