@@ -60,3 +60,18 @@ func NotJSON(what string, data []byte, err error) error {
 	}
 	return &NotJSONError{What: what, Start: string(data[:n]), Truncated: n < len(data), Err: se}
 }
+
+// NotJSONLine is NotJSON for the trimmed data of an SSE event ("data
+// line"), for decoders that keep the syntax error of data that starts like
+// JSON (an array, a string, a broken object): only data whose first byte
+// cannot start any JSON value (an HTML error page, a plain-text line)
+// becomes a *NotJSONError, so the error says what arrived rather than only
+// where reading stopped.
+func NotJSONLine(data []byte, err error) error {
+	var sc Scanner
+	sc.Reset(data)
+	if sc.Kind() != KindNone {
+		return err
+	}
+	return NotJSON("data line", data, err)
+}

@@ -69,7 +69,7 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(Event)) error 
 				emit(Event{Type: TypeError, Offset: ev.Offset, Error: &APIError{Message: string(bytes.TrimSpace(data))}})
 				return nil
 			}
-			return jsonx.NewDecodeError(ev.Type, ev.Offset, d.notJSON(data, d.sc.Check(false)))
+			return jsonx.NewDecodeError(ev.Type, ev.Offset, jsonx.NotJSONLine(data, d.sc.Check(false)))
 		}
 	}
 	r, sc := &d.raw, &d.sc
@@ -163,20 +163,6 @@ type SyntaxError = jsonx.SyntaxError
 // data byte 0; its Error returns e.g. `data line is not JSON: starts with
 // "<html><head><tit"…`.
 type NotJSONError = jsonx.NotJSONError
-
-// notJSON returns err, the syntax error of an event's trimmed data, as a
-// *NotJSONError quoting the data's first bytes when its first byte
-// cannot start any JSON value (an HTML error page or a plain-text line
-// where a Messages event belongs), so the error says what arrived rather
-// than only where reading stopped. Data that starts like JSON (an array, a
-// string, a broken object) keeps its syntax error.
-func (d *Decoder) notJSON(data []byte, err error) error {
-	d.sc.Reset(data)
-	if d.sc.Kind() != jsonx.KindNone {
-		return err
-	}
-	return jsonx.NotJSON("data line", data, err)
-}
 
 // empty is the non-nil empty Text of a delta whose payload is empty or absent.
 var empty = []byte{}

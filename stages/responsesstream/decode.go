@@ -94,7 +94,7 @@ func (d *Decoder) Push(_ context.Context, ev sse.Event, emit func(protocol.Respo
 			d.failed(newUpstreamError("", "", string(bytes.TrimSpace(data))), d.responseID, emit)
 			return nil
 		}
-		return jsonx.NewDecodeError(ev.Type, ev.Offset, d.notJSON(data, d.sc.Check(false)))
+		return jsonx.NewDecodeError(ev.Type, ev.Offset, jsonx.NotJSONLine(data, d.sc.Check(false)))
 	}
 	r, sc := &d.raw, &d.sc
 	if t := handledBytes(sc.Bytes(r.typ)); t != "" {
@@ -316,20 +316,6 @@ type SyntaxError = jsonx.SyntaxError
 // data byte 0; its Error returns e.g. `data line is not JSON: starts with
 // "<html><head><tit"…`.
 type NotJSONError = jsonx.NotJSONError
-
-// notJSON returns err, the syntax error of an event's trimmed data, as a
-// *NotJSONError quoting the data's first bytes when its first byte
-// cannot start any JSON value (an HTML error page or a plain-text line
-// where a Responses event belongs), so the error says what arrived rather
-// than only where reading stopped. Data that starts like JSON (an array, a
-// string, a broken object) keeps its syntax error.
-func (d *Decoder) notJSON(data []byte, err error) error {
-	d.sc.Reset(data)
-	if d.sc.Kind() != jsonx.KindNone {
-		return err
-	}
-	return jsonx.NotJSON("data line", data, err)
-}
 
 var errNoItem = errors.New("no item")
 
