@@ -1,5 +1,7 @@
 package anthropic
 
+//go:generate go run ../../internal/codecgen -pkg anthropic -out codec_gen.go
+
 import (
 	"fmt"
 	"math"
@@ -25,16 +27,6 @@ func (r *Request) AppendJSON(dst []byte) ([]byte, error) {
 	return w.B, nil
 }
 
-// MarshalJSON implements json.Marshaler.
-func (m Message) MarshalJSON() ([]byte, error) {
-	w := encoder{}
-	w.message(&m)
-	if w.Err != nil {
-		return nil, fmt.Errorf("anthropic: message: %w", w.Err)
-	}
-	return w.B, nil
-}
-
 // MarshalJSON implements json.Marshaler: a string, an array of blocks, or
 // null when absent.
 func (c Content) MarshalJSON() ([]byte, error) {
@@ -42,26 +34,6 @@ func (c Content) MarshalJSON() ([]byte, error) {
 	w.content(&c)
 	if w.Err != nil {
 		return nil, fmt.Errorf("anthropic: content: %w", w.Err)
-	}
-	return w.B, nil
-}
-
-// MarshalJSON implements json.Marshaler.
-func (b Block) MarshalJSON() ([]byte, error) {
-	w := encoder{}
-	w.block(&b)
-	if w.Err != nil {
-		return nil, fmt.Errorf("anthropic: %s block: %w", b.Type, w.Err)
-	}
-	return w.B, nil
-}
-
-// MarshalJSON implements json.Marshaler.
-func (t Tool) MarshalJSON() ([]byte, error) {
-	w := encoder{}
-	w.tool(&t)
-	if w.Err != nil {
-		return nil, fmt.Errorf("anthropic: tool %q: %w", t.Name, w.Err)
 	}
 	return w.B, nil
 }
@@ -93,129 +65,17 @@ func contentSize(c *Content) int {
 	return n
 }
 
-// encoder writes the Messages types; the known keys of each type keep Extra
-// from overriding a known field, even one left out.
+// encoder writes the Messages types: codec_gen.go has its methods for the
+// struct types (generated from the table of internal/codecgen), this file
+// the request's entry point, the content union and the block, whose fields
+// depend on its type.
 type encoder struct{ jsonx.Encoder }
-
-var (
-	requestKeys = []string{"model", "messages", "system", "tools", "tool_choice", "thinking", "context_management",
-		"output_config", "metadata", "temperature", "max_tokens", "stream"}
-	messageKeys      = []string{"role", "content"}
-	blockKeys        = []string{"type", "text", "thinking", "signature", "data", "id", "name", "input", "tool_use_id", "content", "is_error", "source", "cache_control"}
-	cacheKeys        = []string{"type", "ttl"}
-	toolKeys         = []string{"type", "name", "description", "input_schema", "strict", "defer_loading", "cache_control"}
-	thinkingKeys     = []string{"type", "budget_tokens", "display"}
-	contextKeys      = []string{"edits"}
-	editKeys         = []string{"type", "keep"}
-	outputConfigKeys = []string{"effort", "format"}
-	metadataKeys     = []string{"user_id"}
-)
 
 // Defaults of raw values left empty.
 const (
 	defaultInput  = `{}`
 	defaultSchema = `{"type":"object","properties":{}}`
 )
-
-func (w *encoder) request(r *Request) {
-	f := w.Open()
-	w.Str("model", r.Model)
-	w.Key("messages")
-	w.B = append(w.B, '[')
-	for i := range r.Messages {
-		w.Elem(i)
-		w.message(&r.Messages[i])
-		if w.Err != nil {
-			w.Err = fmt.Errorf("messages[%d]: %w", i, w.Err)
-			return
-		}
-	}
-	w.B = append(w.B, ']')
-	if r.System.Kind != ContentNone {
-		w.Key("system")
-		w.content(&r.System)
-		if w.Err != nil {
-			w.Err = fmt.Errorf("system: %w", w.Err)
-			return
-		}
-	}
-	if len(r.Tools) > 0 {
-		w.Key("tools")
-		w.B = append(w.B, '[')
-		for i := range r.Tools {
-			w.Elem(i)
-			w.tool(&r.Tools[i])
-			if w.Err != nil {
-				w.Err = fmt.Errorf("tools[%d]: %w", i, w.Err)
-				return
-			}
-		}
-		w.B = append(w.B, ']')
-	}
-	w.RawOpt("tool_choice", r.ToolChoice)
-	if t := r.Thinking; t != nil {
-		w.Key("thinking")
-		g := w.Open()
-		w.Str("type", t.Type)
-		w.IntOpt("budget_tokens", t.BudgetTokens)
-		w.StrOpt("display", t.Display)
-		w.Extra(t.Extra, thinkingKeys...)
-		w.Close(g)
-	}
-	if c := r.ContextManagement; c != nil {
-		w.Key("context_management")
-		g := w.Open()
-		w.Key("edits")
-		w.B = append(w.B, '[')
-		for i := range c.Edits {
-			e := &c.Edits[i]
-			w.Elem(i)
-			h := w.Open()
-			w.Str("type", e.Type)
-			w.RawOpt("keep", e.Keep)
-			w.Extra(e.Extra, editKeys...)
-			w.Close(h)
-		}
-		w.B = append(w.B, ']')
-		w.Extra(c.Extra, contextKeys...)
-		w.Close(g)
-	}
-	if o := r.OutputConfig; o != nil {
-		w.Key("output_config")
-		g := w.Open()
-		w.StrOpt("effort", o.Effort)
-		w.RawOpt("format", o.Format)
-		w.Extra(o.Extra, outputConfigKeys...)
-		w.Close(g)
-	}
-	if m := r.Metadata; m != nil {
-		w.Key("metadata")
-		g := w.Open()
-		w.StrOpt("user_id", m.UserID)
-		w.Extra(m.Extra, metadataKeys...)
-		w.Close(g)
-	}
-	if r.Temperature != nil {
-		w.Key("temperature")
-		w.B = appendFloat(w.B, *r.Temperature)
-		if math.IsNaN(*r.Temperature) || math.IsInf(*r.Temperature, 0) {
-			w.Fail(fmt.Errorf("field temperature: %v is not a JSON number", *r.Temperature))
-		}
-	}
-	w.Int("max_tokens", r.MaxTokens)
-	w.BoolOpt("stream", r.Stream)
-	w.Extra(r.Extra, requestKeys...)
-	w.Close(f)
-}
-
-func (w *encoder) message(m *Message) {
-	f := w.Open()
-	w.Str("role", m.Role)
-	w.Key("content")
-	w.content(&m.Content)
-	w.Extra(m.Extra, messageKeys...)
-	w.Close(f)
-}
 
 func (w *encoder) content(c *Content) {
 	switch c.Kind {
@@ -273,7 +133,7 @@ func (w *encoder) block(b *Block) {
 	}
 	if b.CacheControl != nil {
 		w.Key("cache_control")
-		w.cache(b.CacheControl)
+		w.cacheControl(b.CacheControl)
 	}
 	w.Extra(b.Extra, blockKeys...)
 	w.Close(f)
@@ -288,38 +148,6 @@ func (w *encoder) resultContent(c *Content) {
 	if w.Err != nil {
 		w.Err = fmt.Errorf("content%w", w.Err)
 	}
-}
-
-func (w *encoder) cache(c *CacheControl) {
-	g := w.Open()
-	typ := c.Type
-	if typ == "" {
-		typ = CacheEphemeral
-	}
-	w.Str("type", typ)
-	w.StrOpt("ttl", c.TTL)
-	w.Extra(c.Extra, cacheKeys...)
-	w.Close(g)
-}
-
-func (w *encoder) tool(t *Tool) {
-	f := w.Open()
-	w.StrOpt("type", t.Type)
-	w.Str("name", t.Name)
-	w.StrOpt("description", t.Description)
-	if t.IsClient() {
-		w.Raw("input_schema", t.InputSchema, defaultSchema)
-	} else {
-		w.RawOpt("input_schema", t.InputSchema)
-	}
-	w.BoolOpt("strict", t.Strict)
-	w.BoolOpt("defer_loading", t.DeferLoading)
-	if t.CacheControl != nil {
-		w.Key("cache_control")
-		w.cache(t.CacheControl)
-	}
-	w.Extra(t.Extra, toolKeys...)
-	w.Close(f)
 }
 
 // appendFloat writes a float64 the way encoding/json does.
