@@ -182,19 +182,13 @@ func TestDeepSeekV32Auto(t *testing.T) {
 		{"stripped token, other model", "ok <function_calls><invoke name=\"ls\"></invoke></function_calls>", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := Config{Model: "gpt-4o"}
+			model := "gpt-4o"
 			if c.name != "stripped token, other model" {
-				cfg.Model = "deepseek-ai/DeepSeek-V3.2-Exp"
+				model = "deepseek-ai/DeepSeek-V3.2-Exp"
 			}
-			events := replay(t, parserFor(t, "auto", cfg), c.input)
-			p, _ := NewParser("auto", cfg)
-			p.Close(p.Feed(nil, c.input))
-			if got := p.(*auto).Chosen(); got != c.want {
+			got, rep := autoReply(t, model, c.input)
+			if got != c.want {
 				t.Fatalf("auto chose %q, want %q", got, c.want)
-			}
-			rep, err := Collect(events)
-			if err != nil {
-				t.Fatal(err)
 			}
 			if (c.want == "") != (len(rep.Calls) == 0) || (c.want == "" && rep.Content != c.input) {
 				t.Fatalf("reply: %+v", rep)

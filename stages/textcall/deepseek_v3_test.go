@@ -187,15 +187,9 @@ func TestDeepSeekAuto(t *testing.T) {
 		{"prose", "The marker " + tCallsBegin + " starts a section.", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			events := replay(t, parserFor(t, "auto", Config{}), c.input)
-			p, _ := NewParser("auto", Config{})
-			p.Close(p.Feed(nil, c.input))
-			if got := p.(*auto).Chosen(); got != c.want {
+			got, rep := autoReply(t, "", c.input)
+			if got != c.want {
 				t.Fatalf("auto chose %q, want %q", got, c.want)
-			}
-			rep, err := Collect(events)
-			if err != nil {
-				t.Fatal(err)
 			}
 			if (c.want == "") != (len(rep.Calls) == 0) {
 				t.Fatalf("calls: %+v", rep)

@@ -1,7 +1,6 @@
 package textcall
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -16,8 +15,6 @@ const glmTools = `[
    "plan":{"type":"array"},"meta":{"type":"object"},"ratio":{"type":"number"}}}}}
 ]`
 
-func glmCall(name, args string) Call { return Call{Name: name, Arguments: json.RawMessage(args)} }
-
 func glmCases() []replyCase {
 	return []replyCase{
 		{
@@ -25,7 +22,7 @@ func glmCases() []replyCase {
 			input: "Let me look.\n<tool_call>shell\n<arg_key>command</arg_key>\n<arg_value>[\"ls\", \"-la\"]</arg_value>\n<arg_key>workdir</arg_key>\n<arg_value>/tmp</arg_value>\n</tool_call>",
 			tools: glmTools,
 			want: Reply{Content: "Let me look.\n", Calls: []Call{
-				glmCall("shell", `{"command":["ls","-la"],"workdir":"/tmp"}`),
+				fmtCall("shell", `{"command":["ls","-la"],"workdir":"/tmp"}`),
 			}},
 		},
 		{
@@ -33,68 +30,68 @@ func glmCases() []replyCase {
 			input: `<tool_call>shell<arg_key>command</arg_key><arg_value>["pwd"]</arg_value></tool_call><tool_call>shell<arg_key>command</arg_key><arg_value>["ls"]</arg_value><arg_key>timeout_ms</arg_key><arg_value>5000</arg_value></tool_call>Done.`,
 			tools: glmTools,
 			want: Reply{Content: "Done.", Calls: []Call{
-				glmCall("shell", `{"command":["pwd"]}`),
-				glmCall("shell", `{"command":["ls"],"timeout_ms":5000}`),
+				fmtCall("shell", `{"command":["pwd"]}`),
+				fmtCall("shell", `{"command":["ls"],"timeout_ms":5000}`),
 			}},
 		},
 		{
 			name:  "white space between calls is markup",
 			input: "<tool_call>shell\n<arg_key>command</arg_key>\n<arg_value>[\"a\"]</arg_value>\n</tool_call>\n\n<tool_call>shell\n<arg_key>command</arg_key>\n<arg_value>[\"b\"]</arg_value>\n</tool_call>\n",
 			tools: glmTools,
-			want:  Reply{Calls: []Call{glmCall("shell", `{"command":["a"]}`), glmCall("shell", `{"command":["b"]}`)}},
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["a"]}`), fmtCall("shell", `{"command":["b"]}`)}},
 		},
 		{
 			name:  "zero-argument call",
 			input: "<tool_call>list_mcp_resources</tool_call>",
-			want:  Reply{Calls: []Call{glmCall("list_mcp_resources", `{}`)}},
+			want:  Reply{Calls: []Call{fmtCall("list_mcp_resources", `{}`)}},
 		},
 		{
 			name:  "zero-argument call with newline",
 			input: "<tool_call>list_mcp_resources\n</tool_call>",
-			want:  Reply{Calls: []Call{glmCall("list_mcp_resources", `{}`)}},
+			want:  Reply{Calls: []Call{fmtCall("list_mcp_resources", `{}`)}},
 		},
 		{
 			name:  "string value is raw: newlines, quotes and tags kept",
 			input: "<tool_call>apply_patch<arg_key>input</arg_key><arg_value>\n*** Begin Patch\n*** Add File: a.html\n+<p class=\"x\">héllo</p>\n*** End Patch\n</arg_value></tool_call>",
 			tools: glmTools,
-			want: Reply{Calls: []Call{glmCall("apply_patch",
+			want: Reply{Calls: []Call{fmtCall("apply_patch",
 				`{"input":"\n*** Begin Patch\n*** Add File: a.html\n+<p class=\"x\">héllo</p>\n*** End Patch\n"}`)}},
 		},
 		{
 			name:  "Python literals typed by schema",
 			input: "<tool_call>update_plan\n<arg_key>plan</arg_key>\n<arg_value>[{'step': 'read', 'status': 'completed'}, {'step': 'fix', 'status': None}]</arg_value>\n<arg_key>meta</arg_key>\n<arg_value>{'done': True}</arg_value>\n<arg_key>ratio</arg_key>\n<arg_value>0.5</arg_value>\n</tool_call>",
 			tools: glmTools,
-			want: Reply{Calls: []Call{glmCall("update_plan",
+			want: Reply{Calls: []Call{fmtCall("update_plan",
 				`{"plan":[{"step":"read","status":"completed"},{"step":"fix","status":null}],"meta":{"done":true},"ratio":0.5}`)}},
 		},
 		{
 			name:  "schema typing: boolean, integer; unknown parameter and bad integer stay strings",
 			input: "<tool_call>shell<arg_key>login</arg_key><arg_value>True</arg_value><arg_key>timeout_ms</arg_key><arg_value>soon</arg_value><arg_key>extra</arg_key><arg_value>42</arg_value></tool_call>",
 			tools: glmTools,
-			want:  Reply{Calls: []Call{glmCall("shell", `{"login":true,"timeout_ms":"soon","extra":"42"}`)}},
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"login":true,"timeout_ms":"soon","extra":"42"}`)}},
 		},
 		{
 			name:  "no schemas: every value a string",
 			input: "<tool_call>shell<arg_key>timeout_ms</arg_key><arg_value>5000</arg_value></tool_call>",
-			want:  Reply{Calls: []Call{glmCall("shell", `{"timeout_ms":"5000"}`)}},
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"timeout_ms":"5000"}`)}},
 		},
 		{
 			name:  "literal \\n between tags (GLM-4.7)",
 			input: `<tool_call>shell<arg_key>workdir</arg_key>\n<arg_value>/srv</arg_value>\n</tool_call>`,
 			tools: glmTools,
-			want:  Reply{Calls: []Call{glmCall("shell", `{"workdir":"/srv"}`)}},
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"workdir":"/srv"}`)}},
 		},
 		{
 			name:  "missing </tool_call> at the end: recovered",
 			input: "Checking.<tool_call>shell\n<arg_key>command</arg_key>\n<arg_value>[\"ls\"]</arg_value>\n",
 			tools: glmTools,
-			want:  Reply{Content: "Checking.", Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}},
+			want:  Reply{Content: "Checking.", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
 		},
 		{
 			name:  "partial </tool_call> at the end: recovered",
 			input: "<tool_call>shell<arg_key>command</arg_key><arg_value>[\"ls\"]</arg_value></tool_c",
 			tools: glmTools,
-			want:  Reply{Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}},
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
 		},
 		{
 			name:  "cut inside a value: malformed, text given back",
@@ -107,13 +104,13 @@ func glmCases() []replyCase {
 			name:  "junk between tags: malformed, the rest read on",
 			input: "<tool_call>shell<arg_key>a</arg_key>oops<arg_value>1</arg_value></tool_call> then <tool_call>shell</tool_call>",
 			want: Reply{Content: "<tool_call>shell<arg_key>a</arg_key>oops<arg_value>1</arg_value></tool_call> then ",
-				Calls:     []Call{glmCall("shell", `{}`)},
+				Calls:     []Call{fmtCall("shell", `{}`)},
 				Malformed: []string{"unexpected text between GLM argument tags"}},
 		},
 		{
 			name:  "an </arg_value> that text follows belongs to the value",
 			input: "<tool_call>shell<arg_key>a</arg_key><arg_value>1</arg_value>x</arg_value>\n</tool_call>",
-			want:  Reply{Calls: []Call{glmCall("shell", `{"a":"1</arg_value>x"}`)}},
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"a":"1</arg_value>x"}`)}},
 		},
 		{
 			name:  "cut in the next tag at the end: malformed",
@@ -123,7 +120,7 @@ func glmCases() []replyCase {
 		{
 			name:  "an </arg_value> at the very end ends the value",
 			input: "<tool_call>shell<arg_key>a</arg_key><arg_value>1</arg_value>",
-			want:  Reply{Calls: []Call{glmCall("shell", `{"a":"1"}`)}},
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"a":"1"}`)}},
 		},
 		{
 			name:  "prose mentioning the tag is not a call",
@@ -139,7 +136,7 @@ func glmCases() []replyCase {
 			name:  "code with closing-looking tags inside a value",
 			input: "<tool_call>apply_patch<arg_key>input</arg_key><arg_value>x = \"</arg_key></tool_call>\"</arg_value></tool_call>",
 			tools: glmTools,
-			want:  Reply{Calls: []Call{glmCall("apply_patch", `{"input":"x = \"</arg_key></tool_call>\""}`)}},
+			want:  Reply{Calls: []Call{fmtCall("apply_patch", `{"input":"x = \"</arg_key></tool_call>\""}`)}},
 		},
 	}
 }
@@ -165,16 +162,9 @@ func TestGLMAuto(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := NewReader(ReaderOptions{Format: Auto, Config: Config{Model: c.model}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := Collect(r.Close(r.Content(nil, c.input)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Chosen() != c.format || len(got.Calls) != c.calls {
-				t.Errorf("auto chose %q with %d calls, want %q with %d; reply %+v", r.Chosen(), len(got.Calls), c.format, c.calls, got)
+			chosen, got := autoReply(t, c.model, c.input)
+			if chosen != c.format || len(got.Calls) != c.calls {
+				t.Errorf("auto chose %q with %d calls, want %q with %d; reply %+v", chosen, len(got.Calls), c.format, c.calls, got)
 			}
 			if c.calls == 0 && got.Content != c.input {
 				t.Errorf("content %q, want the input", got.Content)
@@ -240,9 +230,9 @@ func TestGLMThroughReader(t *testing.T) {
 		want        Reply
 	}{
 		{"think then call", "<think>Need the listing.</think>\n<tool_call>shell<arg_key>command</arg_key><arg_value>[\"ls\"]</arg_value></tool_call>",
-			Reply{Reasoning: "Need the listing.", Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}}},
+			Reply{Reasoning: "Need the listing.", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}}},
 		{"call before </think>", "<think>Checking first.<tool_call>shell<arg_key>command</arg_key><arg_value>[\"pwd\"]</arg_value></tool_call></think>Done.",
-			Reply{Reasoning: "Checking first.", Content: "Done.", Calls: []Call{glmCall("shell", `{"command":["pwd"]}`)}}},
+			Reply{Reasoning: "Checking first.", Content: "Done.", Calls: []Call{fmtCall("shell", `{"command":["pwd"]}`)}}},
 	}
 	for _, c := range cases {
 		for _, format := range []string{"glm47", Auto} {

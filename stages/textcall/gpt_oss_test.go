@@ -16,7 +16,7 @@ func hmCases() []replyCase {
 			name: "analysis then a call, special tokens kept",
 			input: "<|channel|>analysis<|message|>Need to list files.<|end|>" +
 				"<|start|>assistant<|channel|>commentary to=functions.shell <|constrain|>json<|message|>{\"command\":[\"ls\",\"-la\"]}<|call|>",
-			want: Reply{Reasoning: "Need to list files.", Calls: []Call{glmCall("shell", `{"command":["ls","-la"]}`)}},
+			want: Reply{Reasoning: "Need to list files.", Calls: []Call{fmtCall("shell", `{"command":["ls","-la"]}`)}},
 		},
 		{
 			name:  "analysis then final",
@@ -27,17 +27,17 @@ func hmCases() []replyCase {
 			name: "recipient in the role part",
 			input: "<|channel|>analysis<|message|>Run it.<|end|>" +
 				"<|start|>assistant to=functions.shell<|channel|>commentary json<|message|>{\"command\":[\"pwd\"]}<|call|>",
-			want: Reply{Reasoning: "Run it.", Calls: []Call{glmCall("shell", `{"command":["pwd"]}`)}},
+			want: Reply{Reasoning: "Run it.", Calls: []Call{fmtCall("shell", `{"command":["pwd"]}`)}},
 		},
 		{
 			name:  "reply opening with the role part's recipient",
 			input: " to=functions.shell<|channel|>commentary <|constrain|>json<|message|>{\"command\":[\"ls\"]}",
-			want:  Reply{Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}},
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
 		},
 		{
 			name:  "stop token <|call|> left out: recovered",
 			input: "<|channel|>commentary to=functions.apply_patch <|constrain|>json<|message|>{\"input\":\"*** Begin Patch\\n*** End Patch\"}",
-			want:  Reply{Calls: []Call{glmCall("apply_patch", `{"input":"*** Begin Patch\n*** End Patch"}`)}},
+			want:  Reply{Calls: []Call{fmtCall("apply_patch", `{"input":"*** Begin Patch\n*** End Patch"}`)}},
 		},
 		{
 			name: "preamble in commentary, then two calls",
@@ -45,13 +45,13 @@ func hmCases() []replyCase {
 				"<|start|>assistant<|channel|>commentary to=functions.shell <|constrain|>json<|message|>{\"command\":[\"ls\"]}<|call|>" +
 				"<|start|>assistant<|channel|>commentary to=functions.shell <|constrain|>json<|message|>{\"command\":[\"cat\",\"a}b\\\"{\"]}<|call|>",
 			want: Reply{Content: "I'll look around first.", Calls: []Call{
-				glmCall("shell", `{"command":["ls"]}`), glmCall("shell", `{"command":["cat","a}b\"{"]}`),
+				fmtCall("shell", `{"command":["ls"]}`), fmtCall("shell", `{"command":["cat","a}b\"{"]}`),
 			}},
 		},
 		{
 			name:  "a built-in recipient keeps its name",
 			input: "<|channel|>analysis to=browser.search <|constrain|>json<|message|>{\"query\":\"go generics\"}<|call|>",
-			want:  Reply{Calls: []Call{glmCall("browser.search", `{"query":"go generics"}`)}},
+			want:  Reply{Calls: []Call{fmtCall("browser.search", `{"query":"go generics"}`)}},
 		},
 		{
 			name:  "arguments cut at the end: malformed",
@@ -75,13 +75,13 @@ func hmCases() []replyCase {
 			name:  "degraded, model named: analysis then a call",
 			model: hmModel,
 			input: "analysisNeed to list the files.assistantcommentary to=functions.shell json{\"command\":[\"ls\",\"-la\"]}",
-			want:  Reply{Reasoning: "Need to list the files.", Calls: []Call{glmCall("shell", `{"command":["ls","-la"]}`)}},
+			want:  Reply{Reasoning: "Need to list the files.", Calls: []Call{fmtCall("shell", `{"command":["ls","-la"]}`)}},
 		},
 		{
 			name:  "degraded, model named: recipient in the role part",
 			model: hmModel,
 			input: "analysisList them.assistant to=functions.shellcommentary json{\"command\":[\"ls\"]}",
-			want:  Reply{Reasoning: "List them.", Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}},
+			want:  Reply{Reasoning: "List them.", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
 		},
 		{
 			name:  "degraded without a model name: glued analysis opens it",
@@ -91,13 +91,13 @@ func hmCases() []replyCase {
 		{
 			name:  "degraded call opening the reply without a model name",
 			input: "commentary to=functions.shell json{\"command\":[\"git\",\"status\"]}",
-			want:  Reply{Calls: []Call{glmCall("shell", `{"command":["git","status"]}`)}},
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["git","status"]}`)}},
 		},
 		{
 			name:  "degraded, model named: preamble, call, final",
 			model: hmModel,
 			input: "commentary**Plan**: check.assistantcommentary to=functions.shell json{\"command\":[\"ls\"]}assistantfinalDone.",
-			want:  Reply{Content: "**Plan**: check.Done.", Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}},
+			want:  Reply{Content: "**Plan**: check.Done.", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
 		},
 		{
 			name:  "prose starting with a channel word is text",
@@ -169,20 +169,14 @@ func TestGPTOSSAuto(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, _ := NewReader(ReaderOptions{Format: Auto, Config: Config{Model: c.model}})
-			got, err := Collect(r.Close(r.Content(nil, c.input)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Chosen() != c.format || len(got.Calls) != c.calls || got.Reasoning != c.reasoning {
+			chosen, got := autoReply(t, c.model, c.input)
+			if chosen != c.format || len(got.Calls) != c.calls || got.Reasoning != c.reasoning {
 				t.Errorf("auto chose %q with %d calls and reasoning %q, want %q, %d, %q (reply %+v)",
-					r.Chosen(), len(got.Calls), got.Reasoning, c.format, c.calls, c.reasoning, got)
+					chosen, len(got.Calls), got.Reasoning, c.format, c.calls, c.reasoning, got)
 			}
 			if c.calls == 0 && got.Content != c.input {
 				t.Errorf("content %q, want the input", got.Content)
 			}
-			// Byte by byte and in chunks, auto gives the same.
-			replay(t, parserFor(t, Auto, Config{Model: c.model}), c.input)
 		})
 	}
 }
@@ -250,22 +244,6 @@ func FuzzGPTOSSModel(f *testing.F) {
 		}
 		checkQuiet(t, newParser(), input, sizes)
 	})
-}
-
-// checkQuiet feeds input in pieces and fails when Quiet says a piece
-// passes unchanged but Feed does otherwise.
-func checkQuiet(t *testing.T, p Parser, input string, sizes []int) {
-	t.Helper()
-	for _, n := range sizes {
-		n = min(n, len(input))
-		piece := input[:n]
-		input = input[n:]
-		quiet := p.Quiet(piece)
-		got := p.Feed(nil, piece)
-		if quiet && piece != "" && (len(got) != 1 || got[0].Kind != Text || got[0].Text != piece) {
-			t.Fatalf("Quiet(%q) but Feed gave %+v", piece, got)
-		}
-	}
 }
 
 // TestQuietContract checks Quiet against Feed on every table case of the

@@ -1,15 +1,9 @@
 package textcall
 
 import (
-	"encoding/json"
 	"slices"
-	"strings"
 	"testing"
 )
-
-// fmtCall is a recovered call for the tables of hermes, qwen3_coder and
-// llama3_json.
-func fmtCall(name, args string) Call { return Call{Name: name, Arguments: json.RawMessage(args)} }
 
 // qwenTools is the chat tools array the Qwen tables type values by.
 const qwenTools = `[
@@ -165,25 +159,12 @@ func TestHermesThink(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, cut := range []int{0, 1, 3} {
-				r, err := NewReader(ReaderOptions{Format: c.format, Config: Config{Schemas: schemas}, ThinkingOpen: c.open})
-				if err != nil {
-					t.Fatal(err)
+				var sizes []int
+				for n := cut; cut > 0 && n < len(c.input); n += cut {
+					sizes = append(sizes, cut)
 				}
-				var ev []Event
-				in := c.input
-				for cut > 0 && len(in) > cut {
-					ev = r.Content(ev, in[:cut])
-					in = in[cut:]
-				}
-				got, err := Collect(r.Close(r.Content(ev, in)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := c.want
-				if want.Calls == nil {
-					want.Calls = []Call{}
-				}
-				if d := cmpReply(t, want, got); d != "" {
+				got, _ := readReply(t, ReaderOptions{Format: c.format, Config: Config{Schemas: schemas}, ThinkingOpen: c.open}, c.input, sizes)
+				if d := diffReply(t, c.want, got); d != "" {
 					t.Errorf("cut %d: reply (-want +got):\n%s", cut, d)
 				}
 			}
@@ -249,16 +230,4 @@ func FuzzHermes(f *testing.F) {
 		"<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": 1e5, \"y\": -0.5, \"z\": \"\\u00e9\"}} trailing",
 		"a <tool_call> b",
 	)
-}
-
-// cmpReply compares two replies with the arguments compacted.
-func cmpReply(t testing.TB, want, got Reply) string {
-	t.Helper()
-	w, g := normalize(t, want), normalize(t, got)
-	wj, _ := json.MarshalIndent(w, "", " ")
-	gj, _ := json.MarshalIndent(g, "", " ")
-	if string(wj) == string(gj) {
-		return ""
-	}
-	return "-" + strings.ReplaceAll(string(wj), "\n", "\n-") + "\n+" + strings.ReplaceAll(string(gj), "\n", "\n+")
 }

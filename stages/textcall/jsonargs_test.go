@@ -116,23 +116,8 @@ func TestSpecialTokenThink(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, sizes := range [][]int{nil, ones(len(c.input)), {2, 3, 5, 7, 11, 13, 17}} {
-				r, err := NewReader(ReaderOptions{Format: c.format, ThinkingOpen: c.open})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var events []Event
-				in := c.input
-				for _, n := range sizes {
-					n = min(n, len(in))
-					events = r.Content(events, in[:n])
-					in = in[n:]
-				}
-				got, err := Collect(r.Close(r.Content(events, in)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := c.want
-				if d := cmp.Diff(normalize(t, want), normalize(t, got)); d != "" {
+				got, _ := readReply(t, ReaderOptions{Format: c.format, ThinkingOpen: c.open}, c.input, sizes)
+				if d := diffReply(t, c.want, got); d != "" {
 					t.Fatalf("sizes %v: reply (-want +got):\n%s", sizes, d)
 				}
 			}

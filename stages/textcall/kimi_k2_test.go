@@ -2,7 +2,6 @@ package textcall
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 )
 
@@ -165,27 +164,6 @@ func TestKimiK2Streams(t *testing.T) {
 	}
 }
 
-// assertStreamed checks that out begins a call and carries its first
-// argument fragment.
-func assertStreamed(t *testing.T, out []Event, name, id, args string) {
-	t.Helper()
-	var got strings.Builder
-	begun := false
-	for _, e := range out {
-		switch e.Kind {
-		case CallBegin:
-			begun = e.Name == name && e.ID == id
-		case CallArgs:
-			got.WriteString(e.Text)
-		case CallEnd, Malformed:
-			t.Fatalf("call ended before its end marker: %+v", out)
-		}
-	}
-	if !begun || got.String() != args {
-		t.Fatalf("want call %s (%s) with arguments %q so far, got %+v", name, id, args, out)
-	}
-}
-
 func TestKimiK2Auto(t *testing.T) {
 	kimi := "Sure.<|tool_calls_section_begin|><|tool_call_begin|>functions.ls:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>"
 	for _, c := range []struct {
@@ -197,15 +175,9 @@ func TestKimiK2Auto(t *testing.T) {
 		{"prose mentions the call marker", "The <|tool_call_begin|> token opens a call.", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			events := replay(t, parserFor(t, "auto", Config{}), c.input)
-			p, _ := NewParser("auto", Config{})
-			p.Close(p.Feed(nil, c.input))
-			if got := p.(*auto).Chosen(); got != c.want {
+			got, rep := autoReply(t, "", c.input)
+			if got != c.want {
 				t.Fatalf("auto chose %q, want %q", got, c.want)
-			}
-			rep, err := Collect(events)
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.want == "" && (rep.Content != c.input || len(rep.Calls) != 0) {
 				t.Fatalf("prose changed: %+v", rep)

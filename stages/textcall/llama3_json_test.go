@@ -157,14 +157,8 @@ func TestAutoPicksFmtA(t *testing.T) {
 		{"a reply that is other JSON", "{\"title\": \"x\", \"tags\": [\"a\"]}", "llama3.1", "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			newParser := parserFor(t, "auto", Config{Model: c.model})
-			rep, err := Collect(replay(t, newParser, c.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := newParser()
-			p.Close(p.Feed(nil, c.input))
-			if got := p.(*auto).Chosen(); got != c.want {
+			got, rep := autoReply(t, c.model, c.input)
+			if got != c.want {
 				t.Errorf("auto chose %q, want %q", got, c.want)
 			}
 			if len(rep.Calls) != c.calls {
@@ -188,19 +182,7 @@ func TestFmtAQuiet(t *testing.T) {
 		for _, c := range set.cases {
 			for _, sizes := range [][]int{ones(len(c.input)), {3, 5, 7, 11, 13, 17, 19, 23}} {
 				p, _ := NewParser(set.format, Config{})
-				in := c.input
-				var all []Event
-				for _, n := range sizes {
-					n = min(n, len(in))
-					piece := in[:n]
-					in = in[n:]
-					quiet := p.Quiet(piece)
-					got := p.Feed(nil, piece)
-					if quiet && piece != "" && (len(got) != 1 || got[0].Kind != Text || got[0].Text != piece) {
-						t.Fatalf("%s %q: Quiet(%q) but Feed gave %+v", set.format, c.name, piece, got)
-					}
-					all = append(all, got...)
-				}
+				all, in := checkQuiet(t, p, c.input, sizes)
 				all = p.Close(p.Feed(all, in))
 				if _, err := Collect(all); err != nil {
 					t.Fatalf("%s %q: %v", set.format, c.name, err)

@@ -15,7 +15,7 @@ func mmCases() []replyCase {
 				"<parameter name=\"workdir\">/tmp</parameter>\n</invoke>\n</minimax:tool_call>",
 			tools: glmTools,
 			want: Reply{Content: "I'll list the files.\n", Calls: []Call{
-				glmCall("shell", `{"command":["ls","-la"],"workdir":"/tmp"}`),
+				fmtCall("shell", `{"command":["ls","-la"],"workdir":"/tmp"}`),
 			}},
 		},
 		{
@@ -24,60 +24,60 @@ func mmCases() []replyCase {
 				"<invoke name='shell'>\n<parameter name='command'>[\"ls\"]</parameter>\n<parameter name=\"timeout_ms\">3000</parameter>\n</invoke>\n</minimax:tool_call>\nBoth done.",
 			tools: glmTools,
 			want: Reply{Content: "\nBoth done.", Calls: []Call{
-				glmCall("shell", `{"command":["pwd"]}`),
-				glmCall("shell", `{"command":["ls"],"timeout_ms":3000}`),
+				fmtCall("shell", `{"command":["pwd"]}`),
+				fmtCall("shell", `{"command":["ls"],"timeout_ms":3000}`),
 			}},
 		},
 		{
 			name:  "two blocks separated by white space",
 			input: "<minimax:tool_call><invoke name=\"a\"></invoke></minimax:tool_call>\n\n<minimax:tool_call><invoke name=b></invoke></minimax:tool_call>",
-			want:  Reply{Calls: []Call{glmCall("a", `{}`), glmCall("b", `{}`)}},
+			want:  Reply{Calls: []Call{fmtCall("a", `{}`), fmtCall("b", `{}`)}},
 		},
 		{
 			name:  "value on its own lines: exactly one newline stripped each side",
 			input: "<minimax:tool_call>\n<invoke name=\"apply_patch\">\n<parameter name=\"input\">\n\n*** Begin Patch\n+<invoke name=\"x\"></parameter\n*** End Patch\n\n</parameter>\n</invoke>\n</minimax:tool_call>",
 			tools: glmTools,
-			want: Reply{Calls: []Call{glmCall("apply_patch",
+			want: Reply{Calls: []Call{fmtCall("apply_patch",
 				`{"input":"\n*** Begin Patch\n+<invoke name=\"x\"></parameter\n*** End Patch\n"}`)}},
 		},
 		{
 			name:  "a </parameter> that text follows belongs to the value",
 			input: "<minimax:tool_call><invoke name=\"a\"><parameter name=\"p\">x</parameter>y</parameter></invoke></minimax:tool_call>",
-			want:  Reply{Calls: []Call{glmCall("a", `{"p":"x</parameter>y"}`)}},
+			want:  Reply{Calls: []Call{fmtCall("a", `{"p":"x</parameter>y"}`)}},
 		},
 		{
 			name:  "a </parameter></invoke> that text follows belongs to the value",
 			input: "<minimax:tool_call><invoke name=\"a\"><parameter name=\"p\">x</parameter></invoke>y</parameter></invoke></minimax:tool_call>",
-			want:  Reply{Calls: []Call{glmCall("a", `{"p":"x</parameter></invoke>y"}`)}},
+			want:  Reply{Calls: []Call{fmtCall("a", `{"p":"x</parameter></invoke>y"}`)}},
 		},
 		{
 			name:  "value closed at the very end",
 			input: "<minimax:tool_call><invoke name=\"a\"><parameter name=\"p\">x\n</parameter>\n</invoke>\n",
-			want:  Reply{Calls: []Call{glmCall("a", `{"p":"x"}`)}},
+			want:  Reply{Calls: []Call{fmtCall("a", `{"p":"x"}`)}},
 		},
 		{
 			name:  "Python literals and schema typing",
 			input: "<minimax:tool_call><invoke name=\"update_plan\"><parameter name=\"plan\">[{'step': 'a', 'status': 'pending'}]</parameter><parameter name=\"meta\">{'x': (1, 2), 'y': False}</parameter><parameter name=\"ratio\">\n1e3\n</parameter><parameter name=\"other\">[1]</parameter></invoke></minimax:tool_call>",
 			tools: glmTools,
-			want: Reply{Calls: []Call{glmCall("update_plan",
+			want: Reply{Calls: []Call{fmtCall("update_plan",
 				`{"plan":[{"step":"a","status":"pending"}],"meta":{"x":[1,2],"y":false},"ratio":1e3,"other":"[1]"}`)}},
 		},
 		{
 			name:  "missing </invoke> before the block's end",
 			input: "<minimax:tool_call><invoke name=\"shell\"><parameter name=\"command\">[\"ls\"]</parameter></minimax:tool_call>ok",
 			tools: glmTools,
-			want:  Reply{Content: "ok", Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}},
+			want:  Reply{Content: "ok", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
 		},
 		{
 			name:  "missing closers at the end: recovered",
 			input: "<minimax:tool_call>\n<invoke name=\"shell\">\n<parameter name=\"command\">[\"ls\"]</parameter>\n</inv",
 			tools: glmTools,
-			want:  Reply{Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}},
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
 		},
 		{
 			name:  "first invoke done, second cut in a value",
 			input: "<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\n<invoke name=\"b\">\n<parameter name=\"x\">unfinished",
-			want: Reply{Content: "\n<invoke name=\"b\">\n<parameter name=\"x\">unfinished", Calls: []Call{glmCall("a", `{}`)},
+			want: Reply{Content: "\n<invoke name=\"b\">\n<parameter name=\"x\">unfinished", Calls: []Call{fmtCall("a", `{}`)},
 				Malformed: []string{"MiniMax tool call cut inside a tag or value"}},
 		},
 		{
@@ -112,13 +112,9 @@ func TestMiniMaxM2Auto(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, _ := NewReader(ReaderOptions{Format: Auto})
-			got, err := Collect(r.Close(r.Content(nil, c.input)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Chosen() != c.format || len(got.Calls) != c.calls {
-				t.Errorf("auto chose %q with %d calls, want %q with %d", r.Chosen(), len(got.Calls), c.format, c.calls)
+			chosen, got := autoReply(t, "", c.input)
+			if chosen != c.format || len(got.Calls) != c.calls {
+				t.Errorf("auto chose %q with %d calls, want %q with %d", chosen, len(got.Calls), c.format, c.calls)
 			}
 			if c.calls == 0 && got.Content != c.input {
 				t.Errorf("content %q, want the input", got.Content)
@@ -198,9 +194,9 @@ func TestMiniMaxM2ThroughReader(t *testing.T) {
 		want        Reply
 	}{
 		{"think then block", "<think>\nList first.\n</think>\n\n" + block,
-			Reply{Reasoning: "\nList first.\n", Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}}},
+			Reply{Reasoning: "\nList first.\n", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}}},
 		{"block before </think>", "<think>List first." + block + "</think>Listed.",
-			Reply{Reasoning: "List first.", Content: "Listed.", Calls: []Call{glmCall("shell", `{"command":["ls"]}`)}}},
+			Reply{Reasoning: "List first.", Content: "Listed.", Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}}},
 	}
 	for _, c := range cases {
 		for _, format := range []string{"minimax_m2", Auto} {

@@ -3,8 +3,6 @@ package textcall
 import (
 	"encoding/json"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestMistralReplies(t *testing.T) {
@@ -158,27 +156,8 @@ func TestMistralThink(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, sizes := range [][]int{nil, ones(len(c.input)), {3, 5, 7, 11, 13}} {
-				r, err := NewReader(ReaderOptions{Format: c.format})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var events []Event
-				in := c.input
-				for _, n := range sizes {
-					n = min(n, len(in))
-					events = r.Content(events, in[:n])
-					in = in[n:]
-				}
-				events = r.Close(r.Content(events, in))
-				got, err := Collect(events)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := c.want
-				if want.Calls == nil {
-					want.Calls = []Call{}
-				}
-				if d := cmp.Diff(normalize(t, want), normalize(t, got)); d != "" {
+				got, _ := readReply(t, ReaderOptions{Format: c.format}, c.input, sizes)
+				if d := diffReply(t, c.want, got); d != "" {
 					t.Fatalf("sizes %v: reply (-want +got):\n%s", sizes, d)
 				}
 			}
@@ -193,15 +172,9 @@ func TestMistralAuto(t *testing.T) {
 		{"prose", "The [TOOL_CALLS] token starts calls.", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			events := replay(t, parserFor(t, "auto", Config{}), c.input)
-			p, _ := NewParser("auto", Config{})
-			p.Close(p.Feed(nil, c.input))
-			if got := p.(*auto).Chosen(); got != c.want {
+			got, rep := autoReply(t, "", c.input)
+			if got != c.want {
 				t.Fatalf("auto chose %q, want %q", got, c.want)
-			}
-			rep, err := Collect(events)
-			if err != nil {
-				t.Fatal(err)
 			}
 			if (c.want == "") != (len(rep.Calls) == 0) || (c.want == "" && rep.Content != c.input) {
 				t.Fatalf("reply: %+v", rep)

@@ -138,11 +138,7 @@ func runReplyCases(t *testing.T, format string, cases []replyCase) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := c.want
-			if want.Calls == nil {
-				want.Calls = []Call{}
-			}
-			if d := cmp.Diff(normalize(t, want), normalize(t, got)); d != "" {
+			if d := diffReply(t, c.want, got); d != "" {
 				t.Errorf("reply (-want +got):\n%s", d)
 			}
 		})
@@ -224,10 +220,7 @@ func runGoldens(t *testing.T, dir, format string) {
 			if err := json.Unmarshal(want, &w); err != nil {
 				t.Fatalf("want.json: %v", err)
 			}
-			if w.Calls == nil {
-				w.Calls = []Call{}
-			}
-			if d := cmp.Diff(normalize(t, w), normalize(t, got)); d != "" {
+			if d := diffReply(t, w, got); d != "" {
 				t.Errorf("reply (-want +got):\n%s", d)
 			}
 		})
@@ -258,4 +251,89 @@ func fuzzFormat(f *testing.F, format string, preserves bool, seeds ...string) {
 			t.Fatalf("text lost: got %q from %q", rep.Content, input)
 		}
 	})
+}
+
+// fmtCall is a recovered call for the tables.
+func fmtCall(name, args string) Call { return Call{Name: name, Arguments: json.RawMessage(args)} }
+
+// diffReply compares two replies with the arguments compacted (a nil
+// Calls wants none).
+func diffReply(t testing.TB, want, got Reply) string {
+	t.Helper()
+	if want.Calls == nil {
+		want.Calls = []Call{}
+	}
+	return cmp.Diff(normalize(t, want), normalize(t, got))
+}
+
+// readReply parses input through a Reader with opts, fed in pieces of the
+// given sizes (the rest whole), and returns the reply and the reader.
+func readReply(t testing.TB, opts ReaderOptions, input string, sizes []int) (Reply, *Reader) {
+	t.Helper()
+	r, err := NewReader(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []Event
+	for _, n := range sizes {
+		n = min(n, len(input))
+		events = r.Content(events, input[:n])
+		input = input[n:]
+	}
+	got, err := Collect(r.Close(r.Content(events, input)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, r
+}
+
+// autoReply parses input with auto (told the model name) through a
+// Reader, checks that auto gives the same events whole, byte by byte and
+// in chunks, and returns the format auto chose ("" none) and the reply.
+func autoReply(t testing.TB, model, input string) (string, Reply) {
+	t.Helper()
+	replay(t, parserFor(t, Auto, Config{Model: model}), input)
+	rep, r := readReply(t, ReaderOptions{Format: Auto, Config: Config{Model: model}}, input, nil)
+	return r.Chosen(), rep
+}
+
+// checkQuiet feeds input in pieces of the given sizes and fails when
+// Quiet says a piece passes unchanged but Feed does otherwise. It returns
+// the events and the input left after the pieces.
+func checkQuiet(t testing.TB, p Parser, input string, sizes []int) ([]Event, string) {
+	t.Helper()
+	var all []Event
+	for _, n := range sizes {
+		n = min(n, len(input))
+		piece := input[:n]
+		input = input[n:]
+		quiet := p.Quiet(piece)
+		got := p.Feed(nil, piece)
+		if quiet && piece != "" && (len(got) != 1 || got[0].Kind != Text || got[0].Text != piece) {
+			t.Fatalf("Quiet(%q) but Feed gave %+v", piece, got)
+		}
+		all = append(all, got...)
+	}
+	return all, input
+}
+
+// assertStreamed checks that out begins a call and carries its first
+// argument fragment.
+func assertStreamed(t *testing.T, out []Event, name, id, args string) {
+	t.Helper()
+	var got strings.Builder
+	begun := false
+	for _, e := range out {
+		switch e.Kind {
+		case CallBegin:
+			begun = e.Name == name && e.ID == id
+		case CallArgs:
+			got.WriteString(e.Text)
+		case CallEnd, Malformed:
+			t.Fatalf("call ended before its end marker: %+v", out)
+		}
+	}
+	if !begun || got.String() != args {
+		t.Fatalf("want call %s (%s) with arguments %q so far, got %+v", name, id, args, out)
+	}
 }
