@@ -19,30 +19,27 @@ import (
 	"github.com/harnessflow/harnessflow/harness/bridge"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/wire"
 )
 
-// Wire is an upstream wire protocol.
-type Wire string
+// Wire is an upstream wire protocol; the type lives in package wire, below
+// the stages, so that code with no harness can name one.
+type Wire = wire.Wire
 
-// The upstream wires.
+// The upstream wires (package wire's, under the names the harness layer
+// has always used).
 const (
-	WireResponses Wire = "responses"
-	WireChat      Wire = "chat"
-	WireMessages  Wire = "messages"
+	WireResponses = wire.Responses
+	WireChat      = wire.Chat
+	WireMessages  = wire.Messages
 )
 
-// Wires lists every wire.
-var Wires = []Wire{WireResponses, WireChat, WireMessages}
+// Wires lists every wire (a copy of [wire.All]; kept for the callers that
+// range over it).
+var Wires = wire.All()
 
-// ParseWire parses "responses", "chat" or "messages"; anything else is an
-// unknown-variant error.
-func ParseWire(s string) (Wire, error) {
-	switch w := Wire(s); w {
-	case WireResponses, WireChat, WireMessages:
-		return w, nil
-	}
-	return "", fmt.Errorf("unknown wire %q: want responses, chat or messages", s)
-}
+// ParseWire parses "responses", "chat" or "messages" ([wire.Parse]).
+func ParseWire(s string) (Wire, error) { return wire.Parse(s) }
 
 // NativeName is the registry name of the no-harness translation.
 const NativeName = "native"

@@ -3,55 +3,23 @@ package harness
 import (
 	"encoding/json"
 
-	"fmt"
-
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/stages/anthropicstream"
-	"github.com/harnessflow/harnessflow/stages/chatstream"
-	"github.com/harnessflow/harnessflow/stages/responsesstream"
-	"github.com/harnessflow/harnessflow/stages/sse"
+	"github.com/harnessflow/harnessflow/stages/decode"
 	"github.com/harnessflow/harnessflow/stages/textcall"
 )
 
 // ProtocolGraph builds the protocol layer of the response direction for a
-// wire: upstream bytes → ResponseEvents, with no harness postprocessing.
-// Harnesses append their harness.post node to it.
-func ProtocolGraph(wire Wire, opts ResponseOptions) (*pipeline.Graph, error) {
-	if opts.Unary && wire != WireChat {
-		return nil, fmt.Errorf("harness: --unary is supported on the chat wire only, not %q", wire)
-	}
-	sseOpts := sse.Options{MaxEventBytes: opts.MaxEventBytes}
-	switch wire {
-	case WireChat:
-		co := chatstream.Options{ToolKinds: opts.ToolKinds, MaxEventBytes: opts.MaxEventBytes}
-		var g *pipeline.Graph
-		var err error
-		if opts.Unary {
-			g, err = chatstream.UnaryGraph(co)
-		} else {
-			g, err = chatstream.Graph(co)
-		}
-		if err != nil || opts.ToolFormat == "" || opts.ToolFormat == textcall.Off {
-			return g, err
-		}
-		n, err := textcall.Node(textcall.Options{
-			Format:      opts.ToolFormat,
-			Config:      textcall.Config{Model: opts.Model},
-			LoadSchemas: opts.ToolSchemas,
-			Observe:     opts.TextCalls,
-			Logger:      opts.Logger,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("harness: --tool-format: %w", err)
-		}
-		return g.InsertBefore(chatstream.AccumulateName, n)
-	case WireMessages:
-		return anthropicstream.Graph(anthropicstream.Options{SSE: sseOpts})
-	case WireResponses:
-		return responsesstream.Graph(responsesstream.Options{SSE: sseOpts})
-	}
-	return nil, fmt.Errorf("harness: response graph: unknown wire %q", wire)
+// wire ([decode.Graph]): upstream bytes → ResponseEvents, with no harness
+// postprocessing. Harnesses append their harness.post node to it.
+func ProtocolGraph(w Wire, opts ResponseOptions) (*pipeline.Graph, error) {
+	return decode.Graph(w, opts.decode())
+}
+
+// decode returns the options of the protocol layer.
+func (o ResponseOptions) decode() decode.Options {
+	return decode.Options{ToolKinds: o.ToolKinds, Unary: o.Unary, MaxEventBytes: o.MaxEventBytes,
+		ToolFormat: o.ToolFormat, Model: o.Model, ToolSchemas: o.ToolSchemas, TextCalls: o.TextCalls, Logger: o.Logger}
 }
 
 // textCallOptions fills what opts leaves open of text tool-call recovery
