@@ -197,13 +197,7 @@ func (p *glmParser) step(out []Event) ([]Event, bool) {
 		out = p.value.begin(out, p.schemas, p.tool, key)
 		p.st = glmAfterKey
 	case glmValue:
-		var step valStep
-		switch out, step = p.value.read(out, &p.markup); step {
-		case valWait:
-			return out, false
-		case valDone:
-			p.st = glmBetween
-		}
+		return p.value.read(out, &p.markup, glmBetween)
 	}
 	return out, true
 }

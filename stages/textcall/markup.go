@@ -597,20 +597,13 @@ func (v *tagValue) piece(out []Event, s string) []Event {
 	return out
 }
 
-// valStep says where reading a value stands.
-type valStep uint8
-
-const (
-	valWait  valStep = iota // more input needed
-	valAgain                // progress made; read on
-	valDone                 // the value ended (its closing tag taken)
-)
-
-// read reads the open value from m's pending text.
-func (v *tagValue) read(out []Event, m *markup) ([]Event, valStep) {
+// read reads the open value from m's pending text; when the value ends
+// (its closing tag taken) the state is next. more is false when more
+// input is needed.
+func (v *tagValue) read(out []Event, m *markup, next uint8) (_ []Event, more bool) {
 	if v.lead {
 		if m.buf == "" {
-			return out, valWait
+			return out, false
 		}
 		if m.buf[0] == '\n' {
 			m.take(1)
@@ -621,19 +614,20 @@ func (v *tagValue) read(out []Event, m *markup) ([]Event, valStep) {
 	if at < 0 {
 		n := safeCut(m.buf[:len(m.buf)-HeldTail(m.buf, v.held...)])
 		out = v.piece(out, m.take(n))
-		return out, valWait
+		return out, false
 	}
 	switch v.confirm(m.buf[at+len(v.closeTag):]) {
 	case ClaimNo: // the closing tag inside the value
-		return v.piece(out, m.take(at+len(v.closeTag))), valAgain
+		return v.piece(out, m.take(at+len(v.closeTag))), true
 	case ClaimMore:
 		n := at
 		if v.trimNL {
 			n = len(strings.TrimSuffix(m.buf[:at], "\n"))
 		}
-		return v.piece(out, m.take(safeCut(m.buf[:n]))), valWait
+		return v.piece(out, m.take(safeCut(m.buf[:n]))), false
 	}
-	return v.finish(out, m, at), valDone
+	m.st = next
+	return v.finish(out, m, at), true
 }
 
 // finish ends the open value at the closing tag at offset at of m's

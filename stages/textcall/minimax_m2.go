@@ -188,13 +188,7 @@ func (p *mmParser) step(out []Event) ([]Event, bool) {
 			return p.malformed(out, "unexpected text in a MiniMax invoke"), true
 		}
 	case mmValue:
-		var step valStep
-		switch out, step = p.value.read(out, &p.markup); step {
-		case valWait:
-			return out, false
-		case valDone:
-			p.st = mmInCall
-		}
+		return p.value.read(out, &p.markup, mmInCall)
 	}
 	return out, true
 }
