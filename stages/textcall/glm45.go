@@ -240,16 +240,10 @@ func (p *glmParser) end(out []Event) []Event {
 // Close ends the reply. A call whose only missing part is </tool_call> is
 // ended; one cut inside a tag or a value is given back as text.
 func (p *glmParser) Close(out []Event) []Event {
+	if out, done := p.closeOutside(out, glmAfter, glmHead, "unterminated GLM tool call"); done {
+		return out
+	}
 	switch p.st {
-	case glmText:
-		out = AppendText(out, p.buf)
-	case glmAfter:
-		if strings.TrimLeft(p.buf, " \t\r\n") != "" {
-			out = AppendText(out, p.buf)
-		}
-	case glmHead:
-		out = append(out, Event{Kind: Malformed, Text: "unterminated GLM tool call"})
-		out = AppendText(out, p.buf)
 	case glmValue, glmBetween:
 		if p.st == glmValue {
 			// The reply ended after an </arg_value> that was waiting for

@@ -124,6 +124,27 @@ func (m *markup) cut(out []Event, why string) []Event {
 	return out
 }
 
+// closeOutside ends the reply in the states outside a call: plain text
+// (given back), after a block (white space dropped, other text given back)
+// and at a block's opening tag not yet claimed (why). done is false in
+// the other states.
+func (m *markup) closeOutside(out []Event, after, head uint8, why string) (_ []Event, done bool) {
+	switch m.st {
+	case 0:
+		out = AppendText(out, m.buf)
+	case after:
+		if m.rest() != "" {
+			out = AppendText(out, m.buf)
+		}
+	case head:
+		out = m.cut(out, why)
+	default:
+		return out, false
+	}
+	m.closed()
+	return out, true
+}
+
 // closed forgets everything at the end of the reply.
 func (m *markup) closed() {
 	m.buf, m.st = "", 0

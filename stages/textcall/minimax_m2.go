@@ -230,17 +230,11 @@ func (p *mmParser) end(out []Event, next uint8) []Event {
 // Close ends the reply. Missing </invoke> and </minimax:tool_call> at the
 // end are forgiven; a call cut inside a tag or a value is given back.
 func (p *mmParser) Close(out []Event) []Event {
+	if out, done := p.closeOutside(out, mmAfter, mmHead, "unterminated MiniMax tool-call block"); done {
+		return out
+	}
 	rest := p.rest()
 	switch p.st {
-	case mmText:
-		out = AppendText(out, p.buf)
-	case mmAfter:
-		if rest != "" {
-			out = AppendText(out, p.buf)
-		}
-	case mmHead:
-		out = append(out, Event{Kind: Malformed, Text: "unterminated MiniMax tool-call block"})
-		out = AppendText(out, p.buf)
 	case mmBlock:
 		if rest != "" && !strings.HasPrefix(mmClose, rest) {
 			out = p.cut(out, "unterminated MiniMax tool-call block")

@@ -236,8 +236,8 @@ func (p *mistralParser) run(out []Event, eof bool) []Event {
 }
 
 // mistralObjectCall reads one call of the old shape: {"name", "arguments"
-// (an object, or a JSON string holding one; "parameters" is read too),
-// "id"}.
+// (an object, or a string holding one, JSON or a Python dict: argsFromRaw;
+// "parameters" is read too), "id"}.
 func mistralObjectCall(s string) (Event, string, bool) {
 	var obj struct {
 		Name       json.RawMessage `json:"name"`
@@ -259,21 +259,8 @@ func mistralObjectCall(s string) (Event, string, bool) {
 	if len(args) == 0 {
 		args = obj.Parameters
 	}
-	a := strings.TrimSpace(string(args))
-	if a == "" || a == "null" {
-		a = "{}"
-	}
-	if a[0] == '"' {
-		var inner string
-		if json.Unmarshal([]byte(a), &inner) != nil {
-			return Event{}, "", false
-		}
-		a = strings.TrimSpace(inner)
-		if a == "" {
-			a = "{}"
-		}
-	}
-	if a[0] != '{' || !json.Valid([]byte(a)) {
+	a, ok := argsFromRaw(args)
+	if !ok {
 		return Event{}, "", false
 	}
 	return Event{Kind: CallBegin, Name: name, ID: id}, a, true
