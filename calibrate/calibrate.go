@@ -267,11 +267,18 @@ func Write(c *Capture, dir string) (*Calibration, error) {
 
 	for _, kind := range []string{"main", "title"} {
 		r := first(c.Requests, kind)
-		if r == nil {
-			if kind == "title" {
-				cal.Unmapped = append(cal.Unmapped, Unmapped{What: "title request",
-					Why: "the agent sent none in this run; the harness's own title behaviour is unchanged"})
+		if kind == "title" {
+			send := r != nil
+			if err := write(harness.CalibratedTitle, fmt.Appendf(nil, "{\"send\": %t}\n", send)); err != nil {
+				return nil, err
 			}
+			from := "no title request in this run: the harness sends none either"
+			if send {
+				from = fmt.Sprintf("request %d (title) was sent", r.Seq)
+			}
+			cal.Written = append(cal.Written, Written{File: harness.CalibratedTitle, From: from})
+		}
+		if r == nil {
 			continue
 		}
 		ts := Texts(c.Wire, r.Body, c.Task)

@@ -229,13 +229,16 @@ func TestCalibrateMessages(t *testing.T) {
 		unmapped = append(unmapped, u.What)
 	}
 	for _, w := range []string{"request 1 (main): system[0]", "request 1 (main): system[2]: home directory",
-		"request 1 (main): messages[0].content[0]", "title request"} {
+		"request 1 (main): messages[0].content[0]"} {
 		if !containsString(unmapped, w) {
 			t.Errorf("unmapped lacks %q: %q", w, unmapped)
 		}
 	}
 	if !containsString(cal.PerRun, "header x-claude-code-session-id") || !containsString(cal.PerRun, "field metadata") {
 		t.Errorf("per run = %v", cal.PerRun)
+	}
+	if tb, err := pack.Data("claude-code", harness.CalibratedTitle); err != nil || string(tb) != "{\"send\": false}\n" {
+		t.Errorf("wire_title.json = %s, %v", tb, err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "claude-code", "calibration.json")); err != nil {
 		t.Error(err)
@@ -258,7 +261,7 @@ func TestCalibrateMessages(t *testing.T) {
 	for field, want := range map[string]string{
 		"tools (names, order)": Same, "tool Bash": Same, "field max_tokens": Same, "header user-agent": Same,
 		"header x-app": Same, "text system[1]": Same, "text system[2]": Excepted, "text system[0]": Differs,
-		"header x-claude-code-session-id": Excepted, "field metadata": Excepted,
+		"header x-claude-code-session-id": Excepted, "field metadata": Excepted, "title request": Same,
 	} {
 		if status[field] != want {
 			t.Errorf("check %s = %q, want %q", field, status[field], want)

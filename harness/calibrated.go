@@ -27,6 +27,10 @@ const (
 	// top-level body fields set on the main request (replacing the field
 	// where the body has it, appended otherwise).
 	CalibratedFields = "wire_fields.json"
+	// CalibratedTitle is a data file (wire_title.json), {"send": false}
+	// when the agent sends no title request: the harness's title request
+	// is then dropped ({"send": true} changes nothing).
+	CalibratedTitle = "wire_title.json"
 )
 
 // CalibratedData is what wire_tools.tmpl is rendered with: the turn's
@@ -64,6 +68,19 @@ func applyCalibrated(env *Env, harnessName string, s *request.Shaped) error {
 		}
 		if s.Body, err = setFields(s.Body, fs); err != nil {
 			return err
+		}
+	} else if !errors.Is(err, prompts.ErrNotFound) {
+		return err
+	}
+	if data, err := p.Data(harnessName, CalibratedTitle); err == nil {
+		var t struct {
+			Send *bool `json:"send"`
+		}
+		if err := json.Unmarshal(data, &t); err != nil || t.Send == nil {
+			return fmt.Errorf("%s/%s: want {\"send\": true|false}", harnessName, CalibratedTitle)
+		}
+		if !*t.Send {
+			s.TitleRequest = nil
 		}
 	} else if !errors.Is(err, prompts.ErrNotFound) {
 		return err
