@@ -83,7 +83,7 @@ var chatTable = pkg{name: "chat", types: []typ{
 	}},
 }}
 
-var anthropicTable = pkg{name: "anthropic", imports: []string{"math"}, types: []typ{
+var anthropicTable = pkg{name: "anthropic", imports: []string{"encoding/json", "fmt", "math"}, types: []typ{
 	{name: "Request", recv: "r", public: true, what: "request", fields: []field{
 		{key: "model", name: "Model", kind: str},
 		{key: "messages", name: "Messages", kind: array, elem: "Message", wrap: true},

@@ -27,17 +27,9 @@ var (
 func (w *encoder) request(v *Request) {
 	f := w.Open()
 	w.Str("model", v.Model)
-	w.Key("messages")
-	w.B = append(w.B, '[')
-	for i := range v.Messages {
-		w.Elem(i)
-		w.message(&v.Messages[i])
-		if w.Err != nil {
-			w.Err = fmt.Errorf("messages[%d]: %w", i, w.Err)
-			return
-		}
+	if !w.Array("messages", len(v.Messages), true, func(i int) { w.message(&v.Messages[i]) }) {
+		return
 	}
-	w.B = append(w.B, ']')
 	if v.System.Kind != ContentNone {
 		w.Key("system")
 		w.content(&v.System)
@@ -47,35 +39,15 @@ func (w *encoder) request(v *Request) {
 		}
 	}
 	if len(v.Tools) > 0 {
-		w.Key("tools")
-		w.B = append(w.B, '[')
-		for i := range v.Tools {
-			w.Elem(i)
-			w.tool(&v.Tools[i])
-			if w.Err != nil {
-				w.Err = fmt.Errorf("tools[%d]: %w", i, w.Err)
-				return
-			}
+		if !w.Array("tools", len(v.Tools), true, func(i int) { w.tool(&v.Tools[i]) }) {
+			return
 		}
-		w.B = append(w.B, ']')
 	}
 	w.RawOpt("tool_choice", v.ToolChoice)
-	if v.Thinking != nil {
-		w.Key("thinking")
-		w.thinking(v.Thinking)
-	}
-	if v.ContextManagement != nil {
-		w.Key("context_management")
-		w.contextManagement(v.ContextManagement)
-	}
-	if v.OutputConfig != nil {
-		w.Key("output_config")
-		w.outputConfig(v.OutputConfig)
-	}
-	if v.Metadata != nil {
-		w.Key("metadata")
-		w.metadata(v.Metadata)
-	}
+	jsonx.Object(w, "thinking", v.Thinking, (*encoder).thinking)
+	jsonx.Object(w, "context_management", v.ContextManagement, (*encoder).contextManagement)
+	jsonx.Object(w, "output_config", v.OutputConfig, (*encoder).outputConfig)
+	jsonx.Object(w, "metadata", v.Metadata, (*encoder).metadata)
 	if v.Temperature != nil {
 		w.Key("temperature")
 		w.B = appendFloat(w.B, *v.Temperature)
@@ -92,16 +64,7 @@ func (w *encoder) request(v *Request) {
 // UnmarshalJSON implements json.Unmarshaler. Fields the type does not model
 // go to Extra, so that re-encoding loses nothing.
 func (r *Request) UnmarshalJSON(data []byte) error {
-	d, err := jsonx.NewFields(data)
-	if err != nil {
-		return fmt.Errorf("anthropic: request: %w", err)
-	}
-	v := decodeRequest(d)
-	if d.Err != nil {
-		return fmt.Errorf("anthropic: request: %w", d.Err)
-	}
-	*r = v
-	return nil
+	return jsonx.Unmarshal(data, r, decodeRequest, "anthropic: request", nil)
 }
 
 func decodeRequest(d *jsonx.Fields) Request {
@@ -118,43 +81,13 @@ func decodeRequest(d *jsonx.Fields) Request {
 		}
 		v.Temperature = &f
 	}
-	d.Array("messages", func(_ int, raw json.RawMessage) error {
-		var x Message
-		err := x.UnmarshalJSON(raw)
-		v.Messages = append(v.Messages, x)
-		return err
-	})
-	if raw, ok := d.Take("system"); ok {
-		if err := v.System.UnmarshalJSON(raw); err != nil {
-			d.Fail("system", err)
-		}
-	}
-	d.Array("tools", func(_ int, raw json.RawMessage) error {
-		var x Tool
-		err := x.UnmarshalJSON(raw)
-		v.Tools = append(v.Tools, x)
-		return err
-	})
-	d.Object("thinking", func(f *jsonx.Fields) error {
-		x := decodeThinking(f)
-		v.Thinking = &x
-		return f.Err
-	})
-	d.Object("context_management", func(f *jsonx.Fields) error {
-		x := decodeContextManagement(f)
-		v.ContextManagement = &x
-		return f.Err
-	})
-	d.Object("output_config", func(f *jsonx.Fields) error {
-		x := decodeOutputConfig(f)
-		v.OutputConfig = &x
-		return f.Err
-	})
-	d.Object("metadata", func(f *jsonx.Fields) error {
-		x := decodeMetadata(f)
-		v.Metadata = &x
-		return f.Err
-	})
+	jsonx.ArrayOf(d, "messages", &v.Messages)
+	jsonx.TakeInto(d, "system", &v.System)
+	jsonx.ArrayOf(d, "tools", &v.Tools)
+	jsonx.ObjectPtrWith(d, "thinking", &v.Thinking, decodeThinking)
+	jsonx.ObjectPtrWith(d, "context_management", &v.ContextManagement, decodeContextManagement)
+	jsonx.ObjectPtrWith(d, "output_config", &v.OutputConfig, decodeOutputConfig)
+	jsonx.ObjectPtrWith(d, "metadata", &v.Metadata, decodeMetadata)
 	v.Extra = d.Extra()
 	return v
 }
@@ -180,27 +113,14 @@ func decodeThinking(d *jsonx.Fields) Thinking {
 
 func (w *encoder) contextManagement(v *ContextManagement) {
 	f := w.Open()
-	w.Key("edits")
-	w.B = append(w.B, '[')
-	for i := range v.Edits {
-		w.Elem(i)
-		w.contextEdit(&v.Edits[i])
-	}
-	w.B = append(w.B, ']')
+	w.Array("edits", len(v.Edits), false, func(i int) { w.contextEdit(&v.Edits[i]) })
 	w.Extra(v.Extra, contextManagementKeys...)
 	w.Close(f)
 }
 
 func decodeContextManagement(d *jsonx.Fields) ContextManagement {
 	v := ContextManagement{}
-	d.Array("edits", func(_ int, raw json.RawMessage) error {
-		e, err := jsonx.NewFields(raw)
-		if err != nil {
-			return err
-		}
-		v.Edits = append(v.Edits, decodeContextEdit(e))
-		return e.Err
-	})
+	jsonx.ArrayWith(d, "edits", &v.Edits, decodeContextEdit)
 	v.Extra = d.Extra()
 	return v
 }
@@ -256,12 +176,7 @@ func decodeMetadata(d *jsonx.Fields) Metadata {
 
 // MarshalJSON implements json.Marshaler.
 func (m Message) MarshalJSON() ([]byte, error) {
-	w := encoder{}
-	w.message(&m)
-	if w.Err != nil {
-		return nil, fmt.Errorf("anthropic: message: %w", w.Err)
-	}
-	return w.B, nil
+	return marshal(&m, (*encoder).message, "anthropic: message")
 }
 
 func (w *encoder) message(v *Message) {
@@ -276,54 +191,27 @@ func (w *encoder) message(v *Message) {
 // UnmarshalJSON implements json.Unmarshaler. Fields the type does not model
 // go to Extra, so that re-encoding loses nothing.
 func (m *Message) UnmarshalJSON(data []byte) error {
-	d, err := jsonx.NewFields(data)
-	if err != nil {
-		return fmt.Errorf("anthropic: message: %w", err)
-	}
-	v := decodeMessage(d)
-	if d.Err != nil {
-		return fmt.Errorf("anthropic: message: %w", d.Err)
-	}
-	*m = v
-	return nil
+	return jsonx.Unmarshal(data, m, decodeMessage, "anthropic: message", nil)
 }
 
 func decodeMessage(d *jsonx.Fields) Message {
 	v := Message{
 		Role: d.DecodeStr("role"),
 	}
-	if raw, ok := d.Take("content"); ok {
-		if err := v.Content.UnmarshalJSON(raw); err != nil {
-			d.Fail("content", err)
-		}
-	}
+	jsonx.TakeInto(d, "content", &v.Content)
 	v.Extra = d.Extra()
 	return v
 }
 
 // MarshalJSON implements json.Marshaler.
 func (b Block) MarshalJSON() ([]byte, error) {
-	w := encoder{}
-	w.block(&b)
-	if w.Err != nil {
-		return nil, fmt.Errorf("anthropic: %s block: %w", b.Type, w.Err)
-	}
-	return w.B, nil
+	return marshal(&b, (*encoder).block, "anthropic: %s block", b.Type)
 }
 
 // UnmarshalJSON implements json.Unmarshaler. Fields the type does not model
 // go to Extra, so that re-encoding loses nothing.
 func (b *Block) UnmarshalJSON(data []byte) error {
-	d, err := jsonx.NewFields(data)
-	if err != nil {
-		return fmt.Errorf("anthropic: block: %w", err)
-	}
-	v := decodeBlock(d)
-	if d.Err != nil {
-		return fmt.Errorf("anthropic: %s block: %w", v.Type, d.Err)
-	}
-	*b = v
-	return nil
+	return jsonx.Unmarshal(data, b, decodeBlock, "anthropic: block", func(v *Block) string { return fmt.Sprintf("anthropic: %s block", v.Type) })
 }
 
 func decodeBlock(d *jsonx.Fields) Block {
@@ -340,17 +228,8 @@ func decodeBlock(d *jsonx.Fields) Block {
 		IsError:   d.BoolPtr("is_error"),
 		Source:    d.RawOpt("source"),
 	}
-	if raw, ok := d.Take("content"); ok {
-		v.Content = new(Content)
-		if err := v.Content.UnmarshalJSON(raw); err != nil {
-			d.Fail("content", err)
-		}
-	}
-	d.Object("cache_control", func(f *jsonx.Fields) error {
-		x := decodeCacheControl(f)
-		v.CacheControl = &x
-		return f.Err
-	})
+	jsonx.TakeNew(d, "content", &v.Content)
+	jsonx.ObjectPtrWith(d, "cache_control", &v.CacheControl, decodeCacheControl)
 	v.Extra = d.Extra()
 	return v
 }
@@ -378,12 +257,7 @@ func decodeCacheControl(d *jsonx.Fields) CacheControl {
 
 // MarshalJSON implements json.Marshaler.
 func (t Tool) MarshalJSON() ([]byte, error) {
-	w := encoder{}
-	w.tool(&t)
-	if w.Err != nil {
-		return nil, fmt.Errorf("anthropic: tool %q: %w", t.Name, w.Err)
-	}
-	return w.B, nil
+	return marshal(&t, (*encoder).tool, "anthropic: tool %q", t.Name)
 }
 
 func (w *encoder) tool(v *Tool) {
@@ -398,10 +272,7 @@ func (w *encoder) tool(v *Tool) {
 	}
 	w.BoolOpt("strict", v.Strict)
 	w.BoolOpt("defer_loading", v.DeferLoading)
-	if v.CacheControl != nil {
-		w.Key("cache_control")
-		w.cacheControl(v.CacheControl)
-	}
+	jsonx.Object(w, "cache_control", v.CacheControl, (*encoder).cacheControl)
 	w.Extra(v.Extra, toolKeys...)
 	w.Close(f)
 }
@@ -409,16 +280,7 @@ func (w *encoder) tool(v *Tool) {
 // UnmarshalJSON implements json.Unmarshaler. Fields the type does not model
 // go to Extra, so that re-encoding loses nothing.
 func (t *Tool) UnmarshalJSON(data []byte) error {
-	d, err := jsonx.NewFields(data)
-	if err != nil {
-		return fmt.Errorf("anthropic: tool: %w", err)
-	}
-	v := decodeTool(d)
-	if d.Err != nil {
-		return fmt.Errorf("anthropic: tool: %w", d.Err)
-	}
-	*t = v
-	return nil
+	return jsonx.Unmarshal(data, t, decodeTool, "anthropic: tool", nil)
 }
 
 func decodeTool(d *jsonx.Fields) Tool {
@@ -430,11 +292,15 @@ func decodeTool(d *jsonx.Fields) Tool {
 		Strict:       d.BoolPtr("strict"),
 		DeferLoading: d.BoolPtr("defer_loading"),
 	}
-	d.Object("cache_control", func(f *jsonx.Fields) error {
-		x := decodeCacheControl(f)
-		v.CacheControl = &x
-		return f.Err
-	})
+	jsonx.ObjectPtrWith(d, "cache_control", &v.CacheControl, decodeCacheControl)
 	v.Extra = d.Extra()
 	return v
+}
+
+// marshal writes v with enc; an error is prefixed with what (formatted with
+// args).
+func marshal[T any](v *T, enc func(*encoder, *T), what string, args ...any) ([]byte, error) {
+	var w encoder
+	enc(&w, v)
+	return jsonx.Marshaled(w.B, w.Err, what, args...)
 }

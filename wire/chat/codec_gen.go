@@ -3,9 +3,6 @@
 package chat
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
@@ -26,12 +23,7 @@ var (
 
 // MarshalJSON implements json.Marshaler.
 func (m Message) MarshalJSON() ([]byte, error) {
-	w := encoder{}
-	w.message(&m)
-	if w.Err != nil {
-		return nil, fmt.Errorf("chat: message: %w", w.Err)
-	}
-	return w.B, nil
+	return marshal(&m, (*encoder).message, "chat: message")
 }
 
 func (w *encoder) message(v *Message) {
@@ -43,13 +35,7 @@ func (w *encoder) message(v *Message) {
 	}
 	w.StrOpt("reasoning_content", v.ReasoningContent)
 	if len(v.ToolCalls) > 0 {
-		w.Key("tool_calls")
-		w.B = append(w.B, '[')
-		for i := range v.ToolCalls {
-			w.Elem(i)
-			w.toolCall(&v.ToolCalls[i])
-		}
-		w.B = append(w.B, ']')
+		w.Array("tool_calls", len(v.ToolCalls), false, func(i int) { w.toolCall(&v.ToolCalls[i]) })
 	}
 	w.StrOpt("tool_call_id", v.ToolCallID)
 	w.StrOpt("name", v.Name)
@@ -60,16 +46,7 @@ func (w *encoder) message(v *Message) {
 // UnmarshalJSON implements json.Unmarshaler. Fields the type does not model
 // go to Extra, so that re-encoding loses nothing.
 func (m *Message) UnmarshalJSON(data []byte) error {
-	d, err := jsonx.NewFields(data)
-	if err != nil {
-		return fmt.Errorf("chat: message: %w", err)
-	}
-	v := decodeMessage(d)
-	if d.Err != nil {
-		return fmt.Errorf("chat: message: %w", d.Err)
-	}
-	*m = v
-	return nil
+	return jsonx.Unmarshal(data, m, decodeMessage, "chat: message", nil)
 }
 
 func decodeMessage(d *jsonx.Fields) Message {
@@ -79,29 +56,15 @@ func decodeMessage(d *jsonx.Fields) Message {
 		ToolCallID:       d.DecodeStr("tool_call_id"),
 		Name:             d.DecodeStr("name"),
 	}
-	if raw, ok := d.Take("content"); ok {
-		if err := v.Content.UnmarshalJSON(raw); err != nil {
-			d.Fail("content", err)
-		}
-	}
-	d.Array("tool_calls", func(_ int, raw json.RawMessage) error {
-		var x ToolCall
-		err := x.UnmarshalJSON(raw)
-		v.ToolCalls = append(v.ToolCalls, x)
-		return err
-	})
+	jsonx.TakeInto(d, "content", &v.Content)
+	jsonx.ArrayOf(d, "tool_calls", &v.ToolCalls)
 	v.Extra = d.Extra()
 	return v
 }
 
 // MarshalJSON implements json.Marshaler.
 func (p Part) MarshalJSON() ([]byte, error) {
-	w := encoder{}
-	w.part(&p)
-	if w.Err != nil {
-		return nil, fmt.Errorf("chat: content part: %w", w.Err)
-	}
-	return w.B, nil
+	return marshal(&p, (*encoder).part, "chat: content part")
 }
 
 func (w *encoder) part(v *Part) {
@@ -112,14 +75,8 @@ func (w *encoder) part(v *Part) {
 	} else {
 		w.StrOpt("text", v.Text)
 	}
-	if v.ImageURL != nil {
-		w.Key("image_url")
-		w.imageURL(v.ImageURL)
-	}
-	if v.InputAudio != nil {
-		w.Key("input_audio")
-		w.inputAudio(v.InputAudio)
-	}
+	jsonx.Object(w, "image_url", v.ImageURL, (*encoder).imageURL)
+	jsonx.Object(w, "input_audio", v.InputAudio, (*encoder).inputAudio)
 	w.StrOpt("audio_url", v.AudioURL)
 	w.Extra(v.Extra, partKeys...)
 	w.Close(f)
@@ -128,16 +85,7 @@ func (w *encoder) part(v *Part) {
 // UnmarshalJSON implements json.Unmarshaler. Fields the type does not model
 // go to Extra, so that re-encoding loses nothing.
 func (p *Part) UnmarshalJSON(data []byte) error {
-	d, err := jsonx.NewFields(data)
-	if err != nil {
-		return fmt.Errorf("chat: content part: %w", err)
-	}
-	v := decodePart(d)
-	if d.Err != nil {
-		return fmt.Errorf("chat: content part: %w", d.Err)
-	}
-	*p = v
-	return nil
+	return jsonx.Unmarshal(data, p, decodePart, "chat: content part", nil)
 }
 
 func decodePart(d *jsonx.Fields) Part {
@@ -146,16 +94,8 @@ func decodePart(d *jsonx.Fields) Part {
 		Text:     d.DecodeStr("text"),
 		AudioURL: d.DecodeStr("audio_url"),
 	}
-	d.Object("image_url", func(f *jsonx.Fields) error {
-		x := decodeImageURL(f)
-		v.ImageURL = &x
-		return f.Err
-	})
-	d.Object("input_audio", func(f *jsonx.Fields) error {
-		x := decodeInputAudio(f)
-		v.InputAudio = &x
-		return f.Err
-	})
+	jsonx.ObjectPtrWith(d, "image_url", &v.ImageURL, decodeImageURL)
+	jsonx.ObjectPtrWith(d, "input_audio", &v.InputAudio, decodeInputAudio)
 	v.Extra = d.Extra()
 	return v
 }
@@ -196,12 +136,7 @@ func decodeInputAudio(d *jsonx.Fields) InputAudio {
 
 // MarshalJSON implements json.Marshaler.
 func (c ToolCall) MarshalJSON() ([]byte, error) {
-	w := encoder{}
-	w.toolCall(&c)
-	if w.Err != nil {
-		return nil, fmt.Errorf("chat: tool call %q: %w", c.ID, w.Err)
-	}
-	return w.B, nil
+	return marshal(&c, (*encoder).toolCall, "chat: tool call %q", c.ID)
 }
 
 func (w *encoder) toolCall(v *ToolCall) {
@@ -212,8 +147,7 @@ func (w *encoder) toolCall(v *ToolCall) {
 	} else {
 		w.Str("type", v.Type)
 	}
-	w.Key("function")
-	w.functionCall(&v.Function)
+	jsonx.Object(w, "function", &v.Function, (*encoder).functionCall)
 	w.Extra(v.Extra, toolCallKeys...)
 	w.Close(f)
 }
@@ -221,16 +155,7 @@ func (w *encoder) toolCall(v *ToolCall) {
 // UnmarshalJSON implements json.Unmarshaler. Fields the type does not model
 // go to Extra, so that re-encoding loses nothing.
 func (c *ToolCall) UnmarshalJSON(data []byte) error {
-	d, err := jsonx.NewFields(data)
-	if err != nil {
-		return fmt.Errorf("chat: tool call: %w", err)
-	}
-	v := decodeToolCall(d)
-	if d.Err != nil {
-		return fmt.Errorf("chat: tool call: %w", d.Err)
-	}
-	*c = v
-	return nil
+	return jsonx.Unmarshal(data, c, decodeToolCall, "chat: tool call", nil)
 }
 
 func decodeToolCall(d *jsonx.Fields) ToolCall {
@@ -238,10 +163,7 @@ func decodeToolCall(d *jsonx.Fields) ToolCall {
 		ID:   d.DecodeStr("id"),
 		Type: d.DecodeStr("type"),
 	}
-	d.Object("function", func(f *jsonx.Fields) error {
-		v.Function = decodeFunctionCall(f)
-		return f.Err
-	})
+	jsonx.ObjectWith(d, "function", &v.Function, decodeFunctionCall)
 	v.Extra = d.Extra()
 	return v
 }
@@ -265,12 +187,7 @@ func decodeFunctionCall(d *jsonx.Fields) FunctionCall {
 
 // MarshalJSON implements json.Marshaler.
 func (t Tool) MarshalJSON() ([]byte, error) {
-	w := encoder{}
-	w.tool(&t)
-	if w.Err != nil {
-		return nil, fmt.Errorf("chat: tool %q: %w", t.Function.Name, w.Err)
-	}
-	return w.B, nil
+	return marshal(&t, (*encoder).tool, "chat: tool %q", t.Function.Name)
 }
 
 func (w *encoder) tool(v *Tool) {
@@ -280,8 +197,7 @@ func (w *encoder) tool(v *Tool) {
 	} else {
 		w.Str("type", v.Type)
 	}
-	w.Key("function")
-	w.functionDef(&v.Function)
+	jsonx.Object(w, "function", &v.Function, (*encoder).functionDef)
 	w.Extra(v.Extra, toolKeys...)
 	w.Close(f)
 }
@@ -289,26 +205,14 @@ func (w *encoder) tool(v *Tool) {
 // UnmarshalJSON implements json.Unmarshaler. Fields the type does not model
 // go to Extra, so that re-encoding loses nothing.
 func (t *Tool) UnmarshalJSON(data []byte) error {
-	d, err := jsonx.NewFields(data)
-	if err != nil {
-		return fmt.Errorf("chat: tool: %w", err)
-	}
-	v := decodeTool(d)
-	if d.Err != nil {
-		return fmt.Errorf("chat: tool: %w", d.Err)
-	}
-	*t = v
-	return nil
+	return jsonx.Unmarshal(data, t, decodeTool, "chat: tool", nil)
 }
 
 func decodeTool(d *jsonx.Fields) Tool {
 	v := Tool{
 		Type: d.DecodeStr("type"),
 	}
-	d.Object("function", func(f *jsonx.Fields) error {
-		v.Function = decodeFunctionDef(f)
-		return f.Err
-	})
+	jsonx.ObjectWith(d, "function", &v.Function, decodeFunctionDef)
 	v.Extra = d.Extra()
 	return v
 }
@@ -336,21 +240,13 @@ func decodeFunctionDef(d *jsonx.Fields) FunctionDef {
 
 // MarshalJSON implements json.Marshaler.
 func (r ResponseFormat) MarshalJSON() ([]byte, error) {
-	w := encoder{}
-	w.responseFormat(&r)
-	if w.Err != nil {
-		return nil, fmt.Errorf("chat: response_format: %w", w.Err)
-	}
-	return w.B, nil
+	return marshal(&r, (*encoder).responseFormat, "chat: response_format")
 }
 
 func (w *encoder) responseFormat(v *ResponseFormat) {
 	f := w.Open()
 	w.Str("type", v.Type)
-	if v.JSONSchema != nil {
-		w.Key("json_schema")
-		w.jsonSchema(v.JSONSchema)
-	}
+	jsonx.Object(w, "json_schema", v.JSONSchema, (*encoder).jsonSchema)
 	w.Extra(v.Extra, responseFormatKeys...)
 	w.Close(f)
 }
@@ -358,27 +254,14 @@ func (w *encoder) responseFormat(v *ResponseFormat) {
 // UnmarshalJSON implements json.Unmarshaler. Fields the type does not model
 // go to Extra, so that re-encoding loses nothing.
 func (r *ResponseFormat) UnmarshalJSON(data []byte) error {
-	d, err := jsonx.NewFields(data)
-	if err != nil {
-		return fmt.Errorf("chat: response_format: %w", err)
-	}
-	v := decodeResponseFormat(d)
-	if d.Err != nil {
-		return fmt.Errorf("chat: response_format: %w", d.Err)
-	}
-	*r = v
-	return nil
+	return jsonx.Unmarshal(data, r, decodeResponseFormat, "chat: response_format", nil)
 }
 
 func decodeResponseFormat(d *jsonx.Fields) ResponseFormat {
 	v := ResponseFormat{
 		Type: d.DecodeStr("type"),
 	}
-	d.Object("json_schema", func(f *jsonx.Fields) error {
-		x := decodeJSONSchema(f)
-		v.JSONSchema = &x
-		return f.Err
-	})
+	jsonx.ObjectPtrWith(d, "json_schema", &v.JSONSchema, decodeJSONSchema)
 	v.Extra = d.Extra()
 	return v
 }
@@ -407,40 +290,21 @@ func decodeJSONSchema(d *jsonx.Fields) JSONSchema {
 func (w *encoder) request(v *Request) {
 	f := w.Open()
 	w.Str("model", v.Model)
-	w.Key("messages")
-	w.B = append(w.B, '[')
-	for i := range v.Messages {
-		w.Elem(i)
-		w.message(&v.Messages[i])
-		if w.Err != nil {
-			w.Err = fmt.Errorf("messages[%d]: %w", i, w.Err)
-			return
-		}
+	if !w.Array("messages", len(v.Messages), true, func(i int) { w.message(&v.Messages[i]) }) {
+		return
 	}
-	w.B = append(w.B, ']')
 	w.BoolOpt("stream", v.Stream)
 	w.RawOpt("stream_options", v.StreamOptions)
 	w.IntOpt("max_tokens", v.MaxTokens)
 	w.IntOpt("max_completion_tokens", v.MaxCompletionTokens)
 	if len(v.Tools) > 0 {
-		w.Key("tools")
-		w.B = append(w.B, '[')
-		for i := range v.Tools {
-			w.Elem(i)
-			w.tool(&v.Tools[i])
-			if w.Err != nil {
-				w.Err = fmt.Errorf("tools[%d]: %w", i, w.Err)
-				return
-			}
+		if !w.Array("tools", len(v.Tools), true, func(i int) { w.tool(&v.Tools[i]) }) {
+			return
 		}
-		w.B = append(w.B, ']')
 	}
 	w.RawOpt("tool_choice", v.ToolChoice)
 	w.BoolOpt("parallel_tool_calls", v.ParallelToolCalls)
-	if v.ResponseFormat != nil {
-		w.Key("response_format")
-		w.responseFormat(v.ResponseFormat)
-	}
+	jsonx.Object(w, "response_format", v.ResponseFormat, (*encoder).responseFormat)
 	w.StrOpt("service_tier", v.ServiceTier)
 	w.BoolOpt("store", v.Store)
 	w.StrOpt("reasoning_effort", v.ReasoningEffort)
@@ -454,16 +318,7 @@ func (w *encoder) request(v *Request) {
 // UnmarshalJSON implements json.Unmarshaler. Fields the type does not model
 // go to Extra, so that re-encoding loses nothing.
 func (r *Request) UnmarshalJSON(data []byte) error {
-	d, err := jsonx.NewFields(data)
-	if err != nil {
-		return fmt.Errorf("chat: request: %w", err)
-	}
-	v := decodeRequest(d)
-	if d.Err != nil {
-		return fmt.Errorf("chat: request: %w", d.Err)
-	}
-	*r = v
-	return nil
+	return jsonx.Unmarshal(data, r, decodeRequest, "chat: request", nil)
 }
 
 func decodeRequest(d *jsonx.Fields) Request {
@@ -482,24 +337,17 @@ func decodeRequest(d *jsonx.Fields) Request {
 		Verbosity:           d.DecodeStr("verbosity"),
 		PromptCacheKey:      d.DecodeStr("prompt_cache_key"),
 	}
-	d.Array("messages", func(_ int, raw json.RawMessage) error {
-		var x Message
-		err := x.UnmarshalJSON(raw)
-		v.Messages = append(v.Messages, x)
-		return err
-	})
-	d.Array("tools", func(_ int, raw json.RawMessage) error {
-		var x Tool
-		err := x.UnmarshalJSON(raw)
-		v.Tools = append(v.Tools, x)
-		return err
-	})
-	if raw, ok := d.Take("response_format"); ok {
-		v.ResponseFormat = new(ResponseFormat)
-		if err := v.ResponseFormat.UnmarshalJSON(raw); err != nil {
-			d.Fail("response_format", err)
-		}
-	}
+	jsonx.ArrayOf(d, "messages", &v.Messages)
+	jsonx.ArrayOf(d, "tools", &v.Tools)
+	jsonx.TakeNew(d, "response_format", &v.ResponseFormat)
 	v.Extra = d.Extra()
 	return v
+}
+
+// marshal writes v with enc; an error is prefixed with what (formatted with
+// args).
+func marshal[T any](v *T, enc func(*encoder, *T), what string, args ...any) ([]byte, error) {
+	var w encoder
+	enc(&w, v)
+	return jsonx.Marshaled(w.B, w.Err, what, args...)
 }
