@@ -245,14 +245,9 @@ func (p *glmParser) Close(out []Event) []Event {
 	}
 	switch p.st {
 	case glmValue, glmBetween:
-		if p.st == glmValue {
-			// The reply ended after an </arg_value> that was waiting for
-			// what follows: it ends the value.
-			var ok bool
-			if out, ok = p.value.atEOF(out, &p.markup); !ok {
-				out = p.cut(out, "GLM tool call cut inside an argument")
-				break
-			}
+		var ok bool
+		if out, ok = p.value.atEOF(out, &p.markup, glmValue, "GLM tool call cut inside an argument"); !ok {
+			break
 		}
 		n, _ := glmSkip(p.buf)
 		if rest := p.buf[n:]; rest == "" || strings.HasPrefix(glmClose, rest) {

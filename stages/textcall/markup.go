@@ -668,12 +668,16 @@ func (v *tagValue) finish(out []Event, m *markup, at int) []Event {
 	return out
 }
 
-// atEOF ends the open value when the reply ended after a closing tag that
-// was waiting for what follows; ok is false when the value was cut.
-func (v *tagValue) atEOF(out []Event, m *markup) ([]Event, bool) {
+// atEOF ends the open value, when m is in state value, at the end of the
+// reply: a closing tag that was waiting for what follows ends it. A value
+// cut before its closing tag fails the markup (why): ok is false.
+func (v *tagValue) atEOF(out []Event, m *markup, value uint8, why string) (_ []Event, ok bool) {
+	if m.st != value {
+		return out, true
+	}
 	at := strings.Index(m.buf, v.closeTag)
 	if at < 0 {
-		return out, false
+		return m.cut(out, why), false
 	}
 	return v.finish(out, m, at), true
 }

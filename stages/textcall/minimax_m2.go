@@ -240,16 +240,11 @@ func (p *mmParser) Close(out []Event) []Event {
 			out = p.cut(out, "unterminated MiniMax tool-call block")
 		}
 	case mmValue, mmInCall:
-		if p.st == mmValue {
-			// The reply ended after a </parameter> that was waiting for
-			// what follows: it ends the value.
-			var ok bool
-			if out, ok = p.value.atEOF(out, &p.markup); !ok {
-				out = p.cut(out, "MiniMax tool call cut inside a tag or value")
-				break
-			}
-			rest = p.rest()
+		var ok bool
+		if out, ok = p.value.atEOF(out, &p.markup, mmValue, "MiniMax tool call cut inside a tag or value"); !ok {
+			break
 		}
+		rest = p.rest()
 		if rest == "" || strings.HasPrefix(mmInvokeEnd, rest) || strings.HasPrefix(mmClose, rest) ||
 			strings.HasPrefix(rest, mmInvokeEnd) && strings.HasPrefix(mmClose, strings.TrimLeft(rest[len(mmInvokeEnd):], " \t\r\n")) {
 			out = p.end(out, mmText)
