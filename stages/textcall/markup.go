@@ -95,19 +95,14 @@ func (m *markup) takeTo(rest string, n int) string {
 	return m.take(len(m.buf) - len(rest) + n)
 }
 
-// fail reports malformed markup and gives its text back.
-func (m *markup) fail(out []Event, why string) []Event {
+// malformed reports the markup as malformed (why), gives its text back
+// and goes back to plain text; the pending text is read again as text.
+func (m *markup) malformed(out []Event, why string) []Event {
+	m.st = 0
 	out = append(out, Event{Kind: Malformed, Text: why})
 	out = AppendText(out, m.raw.String())
 	m.raw.Reset()
 	return out
-}
-
-// malformed fails the markup with why and goes back to plain text; the
-// pending text is read again as text.
-func (m *markup) malformed(out []Event, why string) []Event {
-	m.st = 0
-	return m.fail(out, why)
 }
 
 // failText is malformed with why after the format's name.
