@@ -8,6 +8,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/harness/bridge"
+	"github.com/harnessflow/harnessflow/harness/internal/textreply"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 )
@@ -55,9 +56,12 @@ func PostNode(env *harness.Env) (pipeline.Node, error) {
 			return &FinishedPost{text: t.submitted}
 		}, pipeline.Describe("the history ends with the submission: the answer is withheld, a final message ends the task")), nil
 	case c.text:
-		return pipeline.NewNode(harness.NodePost, func() pipeline.Stage[protocol.ResponseEvent, protocol.ResponseEvent] {
-			return &TextPost{cfg: c, env: env, texts: t}
-		}, pipeline.Describe("exactly one ```bash block → a shell call; otherwise a format-error follow-up")), nil
+		return textreply.Node(textreply.Options{
+			New:       func() textreply.Protocol { return &TextPost{cfg: c, env: env} },
+			TimeoutMS: Timeout,
+			Workdir:   c.workdir,
+			Describe:  "exactly one ```bash block → a shell call; otherwise a format-error follow-up",
+		}), nil
 	}
 	return pipeline.NewNode(harness.NodePost, func() pipeline.Stage[protocol.ResponseEvent, protocol.ResponseEvent] {
 		return &ToolPost{cfg: c, texts: t}
@@ -181,7 +185,7 @@ func (p *ToolPost) Push(_ context.Context, ev protocol.ResponseEvent, emit func(
 	case protocol.EventOutputItemDone:
 		if m, ok := ev.Item.(*protocol.Message); ok && m != nil && m.Role == protocol.RoleAssistant {
 			p.assistant = true
-			p.text = p.text || strings.TrimSpace(messageText(m)) != ""
+			p.text = p.text || strings.TrimSpace(textreply.MessageText(m)) != ""
 		} else if isCall(ev.Item) {
 			p.calls = append(p.calls, ev.Item)
 		}
@@ -246,96 +250,64 @@ func (p *ToolPost) Finish(_ context.Context, emit func(protocol.ResponseEvent)) 
 	return nil
 }
 
-func messageText(m *protocol.Message) string {
-	var parts []string
-	for _, c := range m.Content {
-		if c.Type == protocol.ContentOutputText || c.Type == protocol.ContentInputText {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
-// TextPost is the text-mode harness.post stage of one stream. Events pass
-// unchanged. After the done of the assistant message, exactly one action
-// becomes a local_shell_call bash -lc CMD ("mini-swe-agent-bash-N"; an
-// empty action runs `true`), except the bare submit command, which adds
-// nothing: the message is the final answer. Any other count of actions, or
-// a turn without an assistant message, gets at completed one follow-up
-// user message — the format error with the count, or the output-limit text
-// when the upstream stopped for length (or for tool calls) — and
-// end_turn:false.
+// TextPost is mini-swe-agent's text-mode decision on the replies of one
+// stream (run by the text-protocol reply stage). After the done of the
+// assistant message, exactly one action becomes a local_shell_call bash -lc
+// CMD ("mini-swe-agent-bash-N"; an empty action runs `true`), except the
+// bare submit command, which adds nothing: the message is the final
+// answer. Any other count of actions, or a turn without an assistant
+// message, gets at completed one follow-up user message — the format error
+// with the count, or the output-limit text when the upstream stopped for
+// length (or for tool calls) — and end_turn:false.
 type TextPost struct {
-	cfg   *config
-	env   *harness.Env
-	texts postTexts
+	cfg *config
+	env *harness.Env
 
 	message bool
 	found   int // the actions of a reply that was not one action; -1 after a good reply
 	n       int
 }
 
-var _ pipeline.Stage[protocol.ResponseEvent, protocol.ResponseEvent] = (*TextPost)(nil)
+var _ textreply.Protocol = (*TextPost)(nil)
 
-// Push implements pipeline.Stage.
-func (p *TextPost) Push(_ context.Context, ev protocol.ResponseEvent, emit func(protocol.ResponseEvent)) error {
-	switch ev.Type {
-	case protocol.EventOutputItemDone:
-		emit(ev)
-		if m, ok := ev.Item.(*protocol.Message); ok && m != nil && m.Role == protocol.RoleAssistant {
-			p.reply(messageText(m), emit)
-		}
-		return nil
-	case protocol.EventCompleted:
-		if !p.message || p.found >= 0 {
-			text, err := p.followup(ev.FinishReason)
-			if err != nil {
-				return err
-			}
-			for _, f := range harness.FollowupEvents(fmt.Sprintf("mini-swe-agent-format-error-%d", p.cfg.base+1), text) {
-				emit(f)
-			}
-			harness.ContinueTurn(&ev)
-		}
-	}
-	emit(ev)
-	return nil
-}
-
-func (p *TextPost) reply(text string, emit func(protocol.ResponseEvent)) {
+// Message implements textreply.Protocol.
+func (p *TextPost) Message(text string) (textreply.Decision, error) {
 	p.message = true
 	acts := Actions(text)
 	if len(acts) != 1 {
-		if p.found < 0 {
-			return // a second message after a good one changes nothing
+		if p.found >= 0 { // a second message after a good one changes nothing
+			p.found = len(acts)
 		}
-		p.found = len(acts)
-		return
+		return textreply.Decision{}, nil
 	}
 	p.found = -1
 	cmd := acts[0]
 	if p.cfg.obs.isSubmit(cmd) {
-		return
+		return textreply.Decision{}, nil
 	}
 	if cmd == "" {
 		cmd = "true"
 	}
 	p.n++
-	id := fmt.Sprintf("mini-swe-agent-bash-%d", p.cfg.base+p.n)
-	timeout := uint64(Timeout)
-	a := protocol.LocalShellAction{Type: "exec", Command: []string{"bash", "-lc", cmd}, TimeoutMS: &timeout}
-	if p.cfg.workdir != "" {
-		wd := p.cfg.workdir
-		a.WorkingDirectory = &wd
-	}
-	emit(protocol.Done(&protocol.LocalShellCall{CallID: &id, Status: "in_progress", Action: a}))
+	return textreply.Decision{Action: textreply.Shell, ID: fmt.Sprintf("mini-swe-agent-bash-%d", p.cfg.base+p.n), Script: cmd}, nil
 }
 
-func (p *TextPost) followup(finish string) (string, error) {
-	if finish == protocol.FinishLength || finish == protocol.FinishToolCalls {
-		return p.cfg.render(p.env, "truncated", map[string]any{"Reason": finish})
+// Completed implements textreply.Protocol.
+func (p *TextPost) Completed(ev protocol.ResponseEvent) (textreply.Decision, error) {
+	if p.message && p.found < 0 {
+		return textreply.Decision{}, nil
 	}
-	return p.cfg.render(p.env, "format_error", map[string]any{"Found": max(p.found, 0)})
+	var text string
+	var err error
+	if f := ev.FinishReason; f == protocol.FinishLength || f == protocol.FinishToolCalls {
+		text, err = p.cfg.render(p.env, "truncated", map[string]any{"Reason": f})
+	} else {
+		text, err = p.cfg.render(p.env, "format_error", map[string]any{"Found": max(p.found, 0)})
+	}
+	if err != nil {
+		return textreply.Decision{}, err
+	}
+	return textreply.Decision{Action: textreply.Followup, ID: fmt.Sprintf("mini-swe-agent-format-error-%d", p.cfg.base+1), Text: text}, nil
 }
 
 // FinishedPost is the harness.post stage of a turn whose history already

@@ -1,12 +1,12 @@
 package sweagent
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/harness/bridge"
+	"github.com/harnessflow/harnessflow/harness/internal/textreply"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
@@ -27,15 +27,19 @@ type postConfig struct {
 	base       int    // call numbers start after it (the history's length)
 }
 
-// PostNode returns the harness.post node of a turn: see [Post].
+// PostNode returns the harness.post node of a turn: the text-protocol
+// reply stage (harness/internal/textreply) deciding as [Post] says.
 func PostNode(env *harness.Env) (pipeline.Node, error) {
 	cfg, err := newPostConfig(env)
 	if err != nil {
 		return pipeline.Node{}, err
 	}
-	return pipeline.NewNode(harness.NodePost, func() pipeline.Stage[protocol.ResponseEvent, protocol.ResponseEvent] {
-		return &Post{cfg: cfg}
-	}, pipeline.Describe("assistant text → one shell call (or swe_agent_command), else a format-correction follow-up")), nil
+	return textreply.Node(textreply.Options{
+		New:       func() textreply.Protocol { return &Post{cfg: cfg} },
+		TimeoutMS: Timeout,
+		Workdir:   cfg.workdir,
+		Describe:  "assistant text → one shell call (or swe_agent_command), else a format-correction follow-up",
+	}), nil
 }
 
 func newPostConfig(env *harness.Env) (*postConfig, error) {
@@ -76,10 +80,9 @@ func hasSubmitReview(items []protocol.ResponseItem, marker string) bool {
 	return false
 }
 
-// Post is the swe-agent harness.post stage of one stream. Every event
-// passes unchanged; after the done of each assistant message whose text
-// (its output_text parts joined with "\n") is not empty, it adds what the
-// text asks for:
+// Post is swe-agent's decision on the replies of one stream. After the
+// done of each assistant message whose text (its output_text parts joined
+// with "\n") is not empty, it adds what the text asks for:
 //
 //   - a shell command: a local_shell_call bash -lc CMD with the 30-second
 //     timeout and the client's working directory, call id
@@ -101,85 +104,42 @@ func hasSubmitReview(items []protocol.ResponseItem, marker string) bool {
 // N counts from the history's length, so call ids differ across the
 // requests of a conversation without any state between them.
 type Post struct {
-	cfg      *postConfig
-	n        int
-	followup bool
+	cfg *postConfig
+	n   int
 }
 
-var _ pipeline.Stage[protocol.ResponseEvent, protocol.ResponseEvent] = (*Post)(nil)
+var _ textreply.Protocol = (*Post)(nil)
 
-// Push implements pipeline.Stage.
-func (p *Post) Push(_ context.Context, ev protocol.ResponseEvent, emit func(protocol.ResponseEvent)) error {
-	switch ev.Type {
-	case protocol.EventOutputItemDone:
-		emit(ev)
-		if m, ok := ev.Item.(*protocol.Message); ok && m != nil && m.Role == protocol.RoleAssistant {
-			p.message(m, emit)
-		}
-		return nil
-	case protocol.EventCompleted:
-		if p.followup {
-			harness.ContinueTurn(&ev)
-		}
-	}
-	emit(ev)
-	return nil
+// Completed implements textreply.Protocol: nothing waits for the end.
+func (p *Post) Completed(protocol.ResponseEvent) (textreply.Decision, error) {
+	return textreply.Decision{}, nil
 }
 
-// messageText joins a message's output text parts with "\n".
-func messageText(m *protocol.Message) string {
-	var parts []string
-	for _, c := range m.Content {
-		if c.Type == protocol.ContentOutputText || c.Type == protocol.ContentInputText {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
-func (p *Post) message(m *protocol.Message, emit func(protocol.ResponseEvent)) {
-	text := messageText(m)
+// Message implements textreply.Protocol.
+func (p *Post) Message(text string) (textreply.Decision, error) {
 	if text == "" {
-		return
+		return textreply.Decision{}, nil
 	}
 	p.n++
 	n := p.cfg.base + p.n
 	cmd, _, ok := Extract(text, p.cfg.parser.Fence)
 	if !ok {
-		p.followup = true
-		for _, ev := range harness.FollowupEvents(fmt.Sprintf("swe-agent-format-error-%d", n), p.cfg.correction) {
-			emit(ev)
-		}
-		return
+		return textreply.Decision{Action: textreply.Followup, ID: fmt.Sprintf("swe-agent-format-error-%d", n), Text: p.cfg.correction}, nil
 	}
+	custom := textreply.Decision{Action: textreply.Custom, ID: fmt.Sprintf("swe-agent-command-%d", n), Tool: ToolName, Input: cmd}
 	switch p.cfg.parser.Classify(cmd) {
 	case KindShell:
-		emit(protocol.Done(p.shellCall(fmt.Sprintf("swe-agent-bash-%d", n), cmd)))
+		return textreply.Decision{Action: textreply.Shell, ID: fmt.Sprintf("swe-agent-bash-%d", n), Script: cmd}, nil
 	case KindSubmit:
 		if p.cfg.reviewed || p.cfg.shell {
-			return
+			return textreply.Decision{}, nil
 		}
-		emit(protocol.Done(p.customCall(n, cmd)))
+		return custom, nil
 	case KindEditor:
 		if !p.cfg.shell {
-			emit(protocol.Done(p.customCall(n, cmd)))
-			return
+			return custom, nil
 		}
-		emit(protocol.Done(p.shellCall(fmt.Sprintf("swe-agent-command-%d", n), EditorCommand(cmd))))
+		return textreply.Decision{Action: textreply.Shell, ID: custom.ID, Script: EditorCommand(cmd)}, nil
 	}
-}
-
-// shellCall is the local_shell_call running script with bash -lc.
-func (p *Post) shellCall(id, script string) *protocol.LocalShellCall {
-	timeout := uint64(Timeout)
-	a := protocol.LocalShellAction{Type: "exec", Command: []string{"bash", "-lc", script}, TimeoutMS: &timeout}
-	if p.cfg.workdir != "" {
-		wd := p.cfg.workdir
-		a.WorkingDirectory = &wd
-	}
-	return &protocol.LocalShellCall{CallID: &id, Status: "in_progress", Action: a}
-}
-
-func (p *Post) customCall(n int, cmd string) *protocol.CustomToolCall {
-	return &protocol.CustomToolCall{CallID: fmt.Sprintf("swe-agent-command-%d", n), Name: ToolName, Input: cmd}
+	return textreply.Decision{}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/harness/bridge"
+	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/prompts"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
@@ -29,16 +30,25 @@ func assistant(text string) protocol.ResponseEvent {
 
 func runPost(t *testing.T, env *harness.Env, in ...protocol.ResponseEvent) []protocol.ResponseEvent {
 	t.Helper()
-	cfg, err := newPostConfig(env)
+	n, err := PostNode(env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Post{cfg: cfg}
+	g, err := pipeline.New("test", n)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []protocol.ResponseEvent
-	for _, ev := range in {
-		if err := p.Push(context.Background(), ev, func(e protocol.ResponseEvent) { out = append(out, e) }); err != nil {
-			t.Fatal(err)
+	if err := pipeline.Run(context.Background(), g, pipeline.SourceFunc[protocol.ResponseEvent](func(_ context.Context, emit func(protocol.ResponseEvent) error) error {
+		for _, ev := range in {
+			if err := emit(ev); err != nil {
+				return err
+			}
 		}
+		return nil
+	}),
+		pipeline.SinkFunc[protocol.ResponseEvent](func(e protocol.ResponseEvent) error { out = append(out, e); return nil })); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/harnessflow/harnessflow/harness/internal/textreply"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
 )
@@ -123,17 +124,6 @@ func userEntry(m *protocol.Message, text string) bool {
 	return true
 }
 
-// messageText joins the text parts of a message with "\n".
-func messageText(content []protocol.ContentItem) string {
-	var parts []string
-	for _, c := range content {
-		if c.Type == protocol.ContentInputText || c.Type == protocol.ContentOutputText {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
 // analyze reads the entries of a history and the kind of its request.
 // cwd is the client's working directory ("" when unknown).
 func analyze(t *texts, items []protocol.ResponseItem, cwd string) *conversation {
@@ -147,7 +137,7 @@ func analyze(t *texts, items []protocol.ResponseItem, cwd string) *conversation 
 			if v == nil {
 				continue
 			}
-			text := messageText(v.Content)
+			text := textreply.Text(v.Content)
 			if text == "" {
 				continue
 			}

@@ -1,11 +1,11 @@
 package terminus2
 
 import (
-	"context"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/harness/bridge"
+	"github.com/harnessflow/harnessflow/harness/internal/textreply"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 )
@@ -55,14 +55,17 @@ func postNode(env *harness.Env, o Options) (pipeline.Node, error) {
 	if env.Client.Kind == bridge.ShellExecCommand {
 		st.shell.waitBudget = execWaitBudget
 	}
-	return pipeline.NewNode(harness.NodePost, func() pipeline.Stage[protocol.ResponseEvent, protocol.ResponseEvent] {
-		return &postStage{st: st}
-	}, pipeline.Describe("terminus-2: the reply → tmux shell call, parse-error or confirmation follow-up, or the next hand-off prompt")), nil
+	return textreply.Node(textreply.Options{
+		New:      func() textreply.Protocol { return &postStage{st: st} },
+		Announce: true,
+		Describe: "terminus-2: the reply → tmux shell call, parse-error or confirmation follow-up, or the next hand-off prompt",
+	}), nil
 }
 
-// postStage acts on the assistant reply of one answer. The reply passes as
-// it is; what it leads to is emitted just before the completed event, once
-// it is known whether the reply was cut short:
+// postStage is terminus-2's decision on the assistant reply of one answer
+// (run by the text-protocol reply stage). The reply passes as it is; what
+// it leads to is added just before the completed event, once it is known
+// whether the reply was cut short:
 //
 //   - Summary → the questions prompt for the next agent, made from the
 //     summary (a follow-up user message; the turn continues);
@@ -78,53 +81,44 @@ func postNode(env *harness.Env, o Options) (pipeline.Node, error) {
 //     a follow-up says so (an XML reply whose commands were complete is
 //     used when it parses cleanly).
 //
-// The first assistant message of the answer is the reply; a failed stream
-// gets nothing added.
+// The first assistant message of the answer with text is the reply; a
+// failed stream gets nothing added.
 type postStage struct {
 	st    *turnState
 	reply *string
 }
 
-// Push implements pipeline.Stage.
-func (p *postStage) Push(_ context.Context, ev protocol.ResponseEvent, emit func(protocol.ResponseEvent)) error {
-	switch ev.Type {
-	case protocol.EventOutputItemDone:
-		if m, ok := ev.Item.(*protocol.Message); ok && m != nil && m.Role == protocol.RoleAssistant && p.reply == nil {
-			if text := messageText(m.Content); text != "" {
-				p.reply = &text
-			}
-		}
-	case protocol.EventCompleted:
-		if p.reply != nil {
-			evs, cont, err := p.st.act(*p.reply, ev.FinishReason == protocol.FinishLength, ev.ResponseID)
-			if err != nil {
-				return err
-			}
-			for _, e := range evs {
-				emit(e)
-			}
-			if cont {
-				harness.ContinueTurn(&ev)
-			}
-			p.reply = nil
-		}
+var _ textreply.Protocol = (*postStage)(nil)
+
+// Message implements textreply.Protocol: the first reply with text is kept.
+func (p *postStage) Message(text string) (textreply.Decision, error) {
+	if p.reply == nil && text != "" {
+		p.reply = &text
 	}
-	emit(ev)
-	return nil
+	return textreply.Decision{}, nil
 }
 
-// followup is the events of a follow-up user message with text.
-func followup(responseID, text string) []protocol.ResponseEvent {
+// Completed implements textreply.Protocol.
+func (p *postStage) Completed(ev protocol.ResponseEvent) (textreply.Decision, error) {
+	if p.reply == nil {
+		return textreply.Decision{}, nil
+	}
+	reply := *p.reply
+	p.reply = nil
+	return p.st.act(reply, ev.FinishReason == protocol.FinishLength, ev.ResponseID)
+}
+
+// followup is the decision to add a follow-up user message with text.
+func followup(responseID, text string) textreply.Decision {
 	id := "terminus-2-followup"
 	if responseID != "" {
 		id += "-" + responseID
 	}
-	return harness.FollowupEvents(id, text)
+	return textreply.Decision{Action: textreply.Followup, ID: id, Text: text}
 }
 
-// act decides what a reply leads to: the events to add, and whether the
-// turn goes on (a follow-up message was added).
-func (st *turnState) act(reply string, truncated bool, responseID string) ([]protocol.ResponseEvent, bool, error) {
+// act decides what a reply leads to.
+func (st *turnState) act(reply string, truncated bool, responseID string) (textreply.Decision, error) {
 	t := st.t
 	var text string
 	var err error
@@ -139,12 +133,12 @@ func (st *turnState) act(reply string, truncated bool, responseID string) ([]pro
 		return st.actOnCommands(reply, truncated, responseID)
 	}
 	if err != nil {
-		return nil, false, err
+		return textreply.Decision{}, err
 	}
-	return followup(responseID, text), true, nil
+	return followup(responseID, text), nil
 }
 
-func (st *turnState) actOnCommands(reply string, truncated bool, responseID string) ([]protocol.ResponseEvent, bool, error) {
+func (st *turnState) actOnCommands(reply string, truncated bool, responseID string) (textreply.Decision, error) {
 	t := st.t
 	r := Parse(reply, t.variant)
 	if truncated {
@@ -153,29 +147,28 @@ func (st *turnState) actOnCommands(reply string, truncated bool, responseID stri
 		} else {
 			text, err := t.render(tmplOutputLimit, map[string]any{"Warning": r.Warning()})
 			if err != nil {
-				return nil, false, err
+				return textreply.Decision{}, err
 			}
-			return followup(responseID, text), true, nil
+			return followup(responseID, text), nil
 		}
 	}
 	switch {
 	case !r.OK():
 		text, err := t.render(tmplParseError, map[string]any{"Error": r.Error, "Warning": r.Warning()})
 		if err != nil {
-			return nil, false, err
+			return textreply.Decision{}, err
 		}
-		return followup(responseID, text), true, nil
+		return followup(responseID, text), nil
 	case r.TaskComplete && st.pending:
-		return nil, false, nil
+		return textreply.Decision{}, nil
 	case r.TaskComplete && len(r.Commands) == 0:
 		text, err := t.render(tmplConfirm, map[string]any{"State": st.screen})
 		if err != nil {
-			return nil, false, err
+			return textreply.Decision{}, err
 		}
-		return followup(responseID, text), true, nil
+		return followup(responseID, text), nil
 	}
-	call := t.shellCall(r.Commands, st.shell)
-	return []protocol.ResponseEvent{protocol.Added(call), protocol.Done(call)}, false, nil
+	return textreply.Decision{Action: textreply.Call, Item: t.shellCall(r.Commands, st.shell)}, nil
 }
 
 // salvage reads an XML reply that was cut short after its commands: the
