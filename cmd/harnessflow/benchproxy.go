@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,6 +33,9 @@ const (
 const (
 	targetNative  = "serve native"
 	targetHarness = "serve harness" // named "serve NAME" in the report
+	// targetLarge is the pass-through sent the harness target's request
+	// (a Codex-sized one by default): the floor of a large request.
+	targetLarge = "pass-through large"
 )
 
 // Request bodies of the load clients.
@@ -101,8 +105,9 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	fs.Var(&rampFlag, "ramp", "the clients start evenly over `D` (default: one stream's duration, K × interval)")
 	ramp := &rampFlag.d
 	harnessName := fs.String("harness", harness.NameMinimal, "the harness of the serve-with-a-harness target (/h/NAME/v1/responses)")
-	targetsArg := fs.String("targets", "direct,pass-through,native,harness", "which targets run, comma separated")
-	requestFile := fs.String("request", "", "a Responses request `FILE` the serve targets send (default: a one-line user message; stream is forced on)")
+	targetsArg := fs.String("targets", "direct,pass-through,pass-through-large,native,harness", "which targets run, comma separated")
+	requestFile := fs.String("request", "", "a Responses request `FILE` the serve targets and pass-through-large send (default: a one-line user message for native, a generated Codex-sized request, 38 KB with 10 tools and 50 items, for harness and pass-through-large; stream is forced on)")
+	rejections := fs.Bool("rejections", false, "count HTTP 503 answers as rejections (their latency apart, the client waiting Retry-After) rather than errors: for serve with --serve-flag=--max-streams=N")
 	maxDuration := fs.Duration("max-duration", 15*time.Minute, "give up after `D` (the whole run; the processes are stopped)")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of Markdown")
 	svgFile := fs.String("svg", "", "also write the latency chart to `FILE` (SVG)")
@@ -114,7 +119,7 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, benchProxySynopsis)
-		fmt.Fprintln(w, "       [--targets direct,pass-through,native,harness] [--harness NAME] [--request FILE]")
+		fmt.Fprintln(w, "       [--targets direct,pass-through,pass-through-large,native,harness] [--harness NAME] [--request FILE] [--rejections]")
 		fmt.Fprintln(w, "       [--json] [--svg FILE] [--profile DIR] [--max-duration D] [--serve-flag FLAG]...")
 		fmt.Fprintln(w, "Starts a scripted chat upstream whose deltas carry their send time, a plain reverse proxy and serve,")
 		fmt.Fprintln(w, "each a process on a loopback port, and N concurrent streaming clients through each: per-event")
@@ -162,6 +167,15 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	if err != nil {
 		return fail(stderr, "bench proxy", exitUsage, "--request: %v", err)
 	}
+	large, largeWarm := body, warm
+	if *requestFile == "" {
+		if large, err = benchmark.CodexRequest("bench", true); err == nil {
+			largeWarm, err = benchmark.CodexRequest(benchmark.WarmupModel, true)
+		}
+		if err != nil {
+			return fail(stderr, "bench proxy", exitError, "%v", err)
+		}
+	}
 	if err := checkFileLimit(ns[len(ns)-1]); err != nil {
 		return fail(stderr, "bench proxy", exitUsage, "--streams: %v", err)
 	}
@@ -184,7 +198,7 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 
 	b := &proxyBench{
 		bin: *bin, events: *events, interval: *interval, rounds: *rounds, ramp: *ramp, streamDur: streamDur,
-		harness: *harnessName, body: body, warm: warm, serveFlags: serveFlags, profileDir: *profileDir, profileSecs: *profileSecs, log: stderr,
+		harness: *harnessName, body: body, warm: warm, large: large, largeWarm: largeWarm, rejections: *rejections, serveFlags: serveFlags, profileDir: *profileDir, profileSecs: *profileSecs, log: stderr,
 	}
 	machine := benchmark.ReadMachine()
 	report := &benchmark.ProxyReport{
@@ -205,7 +219,8 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	report.Machine = machine
 	report.Setup = benchmark.SetupLines(*events, interval.String(), *rounds, ramp.String(),
 		"Processes: the scripted upstream, the pass-through (net/http/httputil.ReverseProxy) and serve are separate processes on loopback ports; the clients run in the bench process.",
-		"serve flags: "+strings.Join(append(b.serveArgs("UPSTREAM")[3:], serveFlags...), " "))
+		"serve flags: "+strings.Join(append(b.serveArgs("UPSTREAM")[3:], serveFlags...), " "),
+		b.requestLine(targets))
 	report.Compare()
 	if *svgFile != "" {
 		svg, err := report.SVG()
@@ -234,7 +249,10 @@ type proxyBench struct {
 	interval, ramp time.Duration
 	streamDur      time.Duration
 	harness        string
-	body, warm     []byte
+	body, warm     []byte // the native target's request
+	large          []byte // the harness and pass-through-large targets' request
+	largeWarm      []byte
+	rejections     bool
 	serveFlags     []string
 	profileDir     string
 	profileSecs    int
@@ -277,8 +295,32 @@ func (b *proxyBench) targetName(t string) string {
 		return benchmark.TargetPassThrough
 	case "native":
 		return targetNative
+	case "pass-through-large":
+		return targetLarge
 	}
 	return "serve " + b.harness
+}
+
+// requestLine says which request each target sends, for the report.
+func (b *proxyBench) requestLine(targets []string) string {
+	var parts []string
+	for _, t := range targets {
+		switch t {
+		case "native":
+			parts = append(parts, fmt.Sprintf("%s %d bytes", targetNative, len(b.body)))
+		case "harness", "pass-through-large":
+			parts = append(parts, fmt.Sprintf("%s %d bytes", b.targetName(t), len(b.large)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	line := "Requests: " + strings.Join(parts, ", ")
+	if !bytes.Equal(b.large, b.body) {
+		line += fmt.Sprintf(" (the large one a generated Codex-sized request: %d input items, %d tools; %s sends it to the chat upstream unchanged)",
+			benchmark.CodexRequestItems, benchmark.CodexRequestTools, targetLarge)
+	}
+	return line + "."
 }
 
 // serveArgs are serve's arguments in front of upstream.
@@ -289,7 +331,7 @@ func (b *proxyBench) serveArgs(upstream string) []string {
 // measure runs target t at n streams, with a fresh proxy process.
 func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.ProxyRun, error) {
 	opts := benchmark.LoadOptions{Streams: n, Rounds: b.rounds, Events: b.events, Ramp: b.ramp,
-		StreamTimeout: b.streamDur*3 + 60*time.Second}
+		StreamTimeout: b.streamDur*3 + 60*time.Second, Rejections: b.rejections}
 	target := benchmark.ProxyTarget{Name: b.targetName(t), Stream: benchmark.StreamChat,
 		Body: []byte(proxyChatBody), Warmup: []byte(strings.Replace(proxyChatBody, `"bench"`, `"`+benchmark.WarmupModel+`"`, 1))}
 	var proc *child
@@ -297,7 +339,10 @@ func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.P
 	switch t {
 	case "direct":
 		target.URL = b.upBaseURL + "/v1/chat/completions"
-	case "pass-through":
+	case "pass-through", "pass-through-large":
+		if t == "pass-through-large" {
+			target.Body, target.Warmup = b.large, b.largeWarm
+		}
 		proc, err = startChild(ctx, "the pass-through proxy", b.bin, []string{"bench", "proxy-passthrough", "--listen", "127.0.0.1:0",
 			"--upstream", b.upBaseURL, "--idle", strconv.Itoa(n + 16)}, listeningRE)
 		if err != nil {
@@ -306,7 +351,7 @@ func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.P
 		target.URL = proc.urls[0] + "/v1/chat/completions"
 		target.Debug = proc.urls[0] + "/debug/runtime"
 		if b.profileDir != "" {
-			opts.Ramped = b.profiler(proc.urls[0], fmt.Sprintf("N%d-%s", n, target.Name))
+			opts.Ramped = b.profiler(proc.urls[0], fmt.Sprintf("N%d-%s", n, strings.ReplaceAll(target.Name, " ", "-")))
 		}
 	default:
 		proc, err = startChild(ctx, "serve", b.bin, append(b.serveArgs(b.upBaseURL+"/v1"), b.serveFlags...), listeningRE, debugRE)
@@ -319,6 +364,9 @@ func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.P
 		}
 		target.URL, target.Debug = proc.urls[0]+path, proc.urls[1]+"/debug/runtime"
 		target.Stream, target.Body, target.Warmup = benchmark.StreamResponses, b.body, b.warm
+		if t == "harness" {
+			target.Body, target.Warmup = b.large, b.largeWarm
+		}
 		if b.profileDir != "" {
 			opts.Ramped = b.profiler(proc.urls[1], fmt.Sprintf("N%d-%s", n, strings.ReplaceAll(target.Name, " ", "-")))
 		}
@@ -401,7 +449,7 @@ func parseStreams(s string) ([]int, error) {
 
 // parseTargets parses --targets, in the canonical order.
 func parseTargets(s string) ([]string, error) {
-	all := []string{"direct", "pass-through", "native", "harness"}
+	all := []string{"direct", "pass-through", "pass-through-large", "native", "harness"}
 	var out []string
 	for f := range strings.SplitSeq(s, ",") {
 		f = strings.TrimSpace(f)

@@ -48,6 +48,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		"end a stream with response.failed when the upstream sends nothing for `D` mid-answer (0: no limit; the default is Codex CLI's own stream idle timeout)")
 	grace := fs.Duration("shutdown-grace", server.DefaultShutdownGrace,
 		"on SIGTERM or SIGINT, let the streams in flight finish for up to `D`, then end them with response.failed (0: at once; a second signal: at once)")
+	maxStreams := fs.Int("max-streams", 0, "serve at most `N` requests at once (0: no bound); one over the bound waits --queue-timeout for a slot, then gets HTTP 503 with Retry-After (size it at about 70% of the saturation point bench proxy finds)")
+	queueTimeout := fs.Duration("queue-timeout", server.DefaultQueueTimeout, "with --max-streams, how long a request over the bound waits for a slot before its 503 (`D`; 0: no wait)")
 	clientKeysEnv := fs.String("client-keys-env", "", "require clients to send \"Authorization: Bearer KEY\" with a key listed (comma or newline separated) in environment variable `NAME`")
 	clientKeysFile := fs.String("client-keys-file", "", "like --client-keys-env, with the keys in `FILE` (one per line or comma separated; # starts a comment line)")
 	openRelay := fs.Bool("insecure-open-relay", false, "allow a non-loopback --listen with --api-key-env and no client keys: anyone who reaches the port spends the upstream key")
@@ -67,7 +69,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintln(w, "       [--followups client|proxy] [--max-followup-rounds N] [--prompts DIR] [--model-caps FILE]")
 		fmt.Fprintln(w, "       [--upstream-header-timeout 2m] [--upstream-idle-timeout 5m] [--shutdown-grace 30s]")
 		fmt.Fprintln(w, "       [--client-keys-env NAME | --client-keys-file FILE] [--insecure-open-relay] [--default-model NAME]")
-		fmt.Fprintln(w, "       [--debug-addr 127.0.0.1:PORT]")
+		fmt.Fprintln(w, "       [--debug-addr 127.0.0.1:PORT] [--max-streams N [--queue-timeout 100ms]]")
 		fmt.Fprintln(w, "       [--store memory|none|redis://HOST:PORT/DB]")
 		fmt.Fprintln(w, "Serves the OpenAI Responses API (POST /v1/responses; POST /h/HARNESS/v1/responses to emulate a")
 		fmt.Fprintln(w, "harness; GET /metrics; GET /healthz) in front of a chat, messages or responses model server.")
@@ -113,10 +115,13 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"upstream-header-timeout", *headerTimeout}, {"upstream-idle-timeout", *idleTimeout}, {"shutdown-grace", *grace}} {
+	}{{"upstream-header-timeout", *headerTimeout}, {"upstream-idle-timeout", *idleTimeout}, {"shutdown-grace", *grace}, {"queue-timeout", *queueTimeout}} {
 		if d.v < 0 {
 			return fail(stderr, "serve", exitUsage, "--%s: want 0 or more, got %s", d.name, d.v)
 		}
+	}
+	if *maxStreams < 0 {
+		return fail(stderr, "serve", exitUsage, "--max-streams: want 0 (no bound) or more, got %d", *maxStreams)
 	}
 	clientKeys, err := loadClientKeys(*clientKeysEnv, *clientKeysFile)
 	if err != nil {
@@ -194,6 +199,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		UpstreamHeaderTimeout: noLimit(*headerTimeout),
 		UpstreamIdleTimeout:   noLimit(*idleTimeout),
 		ShutdownGrace:         noLimit(*grace),
+		MaxStreams:            *maxStreams,
+		QueueTimeout:          noLimit(*queueTimeout),
 		ClientKeys:            clientKeys,
 		InsecureOpenRelay:     *openRelay,
 		DefaultModel:          *defaultModel,
