@@ -307,7 +307,13 @@ func Write(c *Capture, dir string) (*Calibration, error) {
 				cal.Written = append(cal.Written, w)
 			}
 			cal.Unmapped = append(cal.Unmapped, un...)
-			rest := strings.ReplaceAll(t.Text, c.Cwd, "") // the root is a prefix of the cwd
+			// The root is a prefix of the cwd and the home: look for it
+			// elsewhere only.
+			rest := strings.NewReplacer(c.Cwd, "", c.Home, "").Replace(t.Text)
+			if c.Home != "" && strings.Contains(t.Text, c.Home) {
+				cal.Unmapped = append(cal.Unmapped, Unmapped{What: from + ": home directory",
+					Why: "a per-run value no template field stands for; kept literal"})
+			}
 			for _, what := range sortedKeys(perRun) {
 				if lit := perRun[what]; lit != "" && strings.Contains(rest, lit) {
 					cal.Unmapped = append(cal.Unmapped, Unmapped{What: from + ": " + what,

@@ -391,3 +391,41 @@ func TestTemplatize(t *testing.T) {
 		}
 	}
 }
+
+// Texts are compared by place, then found at another place of the same
+// role (a reminder the harness lacks shifts the others), per-run paths
+// masked; what only one side sends is reported.
+func TestCompareTexts(t *testing.T) {
+	chat := func(parts ...string) []byte {
+		var ps []any
+		for _, p := range parts {
+			ps = append(ps, map[string]any{"type": "text", "text": p})
+		}
+		b, _ := json.Marshal(map[string]any{"messages": []any{
+			map[string]any{"role": "system", "content": "sys /r/home/x"},
+			map[string]any{"role": "user", "content": ps}}})
+		return b
+	}
+	c := &Capture{Wire: WireChat, Task: "the task", Cwd: "/r/work", Home: "/r/home"}
+	r := &Report{masks: perRunMasks(&Calibration{Cwd: "/old/work"}, c)}
+	real := chat("skills", "setup", "date", "the task")
+	shaped := []byte(strings.Replace(string(chat("setup", "date", "the task", "extra")), "/r/home", "/old/home", 1))
+	r.compareTexts("", c, real, shaped)
+	got := map[string]string{}
+	for _, d := range r.Diffs {
+		got[d.Field] = d.Status
+	}
+	want := map[string]string{
+		"text messages[0].content":           Excepted,
+		"text messages[1].content[0]":        Differs, // skills: the harness sends none
+		"text messages[1].content[1]":        Same,    // setup, at the harness's [0]
+		"text messages[1].content[2]":        Same,
+		"text messages[1].content[3] (task)": Same,
+		"text messages[1].content[3]":        Differs, // only the harness: "extra"
+	}
+	for f, s := range want {
+		if got[f] != s {
+			t.Errorf("%s = %q, want %q (all: %v)", f, got[f], s, r.Diffs)
+		}
+	}
+}

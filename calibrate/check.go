@@ -224,40 +224,82 @@ func (r *Report) comparePath(real, shaped string) {
 func (r *Report) compareTexts(prefix string, c *Capture, real, shaped []byte) {
 	mask := strings.NewReplacer(r.masks...)
 	rt, st := Texts(c.Wire, real, c.Task), Texts(c.Wire, shaped, c.Task)
-	get := func(ts []Text, where string) (Text, bool) {
-		for _, t := range ts {
-			if t.Where == where {
-				return t, true
+	// A text the harness sends at another place of the same role counts
+	// as found there (a reminder shifted by one the harness lacks).
+	matched := make([]bool, len(st))
+	find := func(t Text, eq func(a, b string) bool) int {
+		for j, s := range st {
+			if s.Where == t.Where && eq(t.Text, s.Text) {
+				return j
 			}
 		}
-		return Text{}, false
+		for j, s := range st {
+			if !matched[j] && s.Role == t.Role && eq(t.Text, s.Text) {
+				return j
+			}
+		}
+		return -1
 	}
-	for _, t := range rt {
+	exact := func(a, b string) bool { return a == b }
+	masked := func(a, b string) bool { return mask.Replace(a) == mask.Replace(b) }
+	// First pass: the agent's texts the harness sends too (exactly, or
+	// once masked); second pass: the others against what the harness
+	// sends at the same place.
+	status := make([]string, len(rt))
+	partner := make([]int, len(rt))
+	for i, t := range rt {
+		partner[i] = -1
+		if j := find(t, exact); j >= 0 {
+			matched[j], status[i], partner[i] = true, Same, j
+		} else if j := find(t, masked); j >= 0 {
+			matched[j], status[i], partner[i] = true, Excepted, j
+		}
+	}
+	for i, t := range rt {
 		field := prefix + "text " + t.Where
 		if t.Task {
 			field += " (task)"
 		}
-		s, ok := get(st, t.Where)
-		if !ok {
-			r.add(field, Differs, fmt.Sprintf("the harness sends no text here (agent: %d chars)", len(t.Text)))
+		at := func(j int) string {
+			if st[j].Where == t.Where {
+				return ""
+			}
+			return " (the harness sends it at " + st[j].Where + ")"
+		}
+		switch status[i] {
+		case Same:
+			r.add(field, Same, fmt.Sprintf("%d chars%s", len(t.Text), at(partner[i])))
+			continue
+		case Excepted:
+			r.add(field, Excepted, fmt.Sprintf("%d chars, the same once the per-run paths (home directory and the paths derived from it and the cwd) are masked%s", len(t.Text), at(partner[i])))
 			continue
 		}
-		if t.Text == s.Text {
-			r.add(field, Same, fmt.Sprintf("%d chars", len(t.Text)))
+		j := -1
+		for k, s := range st {
+			if s.Where == t.Where && !matched[k] {
+				j = k
+			}
+		}
+		if j < 0 {
+			r.add(field, Differs, fmt.Sprintf("the harness sends no such text (agent: %d chars, starting %q)", len(t.Text), head(t.Text)))
 			continue
 		}
-		a, b := mask.Replace(t.Text), mask.Replace(s.Text)
-		if a == b {
-			r.add(field, Excepted, fmt.Sprintf("%d chars, the same once the per-run paths (home directory and the paths derived from it and the cwd) are masked", len(a)))
-			continue
-		}
-		r.add(field, Differs, firstDifference(a, b))
+		matched[j] = true
+		r.add(field, Differs, firstDifference(mask.Replace(t.Text), mask.Replace(st[j].Text)))
 	}
-	for _, s := range st {
-		if _, ok := get(rt, s.Where); !ok {
-			r.add(prefix+"text "+s.Where, Differs, fmt.Sprintf("only the harness sends a text here (%d chars)", len(s.Text)))
+	for j, s := range st {
+		if !matched[j] {
+			r.add(prefix+"text "+s.Where, Differs, fmt.Sprintf("only the harness sends this text (%d chars, starting %q)", len(s.Text), head(s.Text)))
 		}
 	}
+}
+
+// head is the start of a text, for a report line.
+func head(s string) string {
+	if len(s) > 40 {
+		return s[:40]
+	}
+	return s
 }
 
 // firstDifference describes where two texts first differ.

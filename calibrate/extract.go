@@ -216,7 +216,7 @@ func listingSpan(text, cwd string) (int, int, bool) {
 // text but have no template field anywhere: the temporary home and root,
 // session ids from the headers.
 func perRunLiterals(c *Capture) map[string]string {
-	m := map[string]string{"home directory": c.Home}
+	m := map[string]string{}
 	for _, r := range c.Requests {
 		for k, v := range r.Headers {
 			if isSessionHeader(k) && len(v) >= 8 {
