@@ -1,5 +1,7 @@
 package protocol
 
+//go:generate go run ../internal/codecgen -pkg protocol -out item_codec_gen.go
+
 import (
 	"encoding/json"
 	"errors"
@@ -82,73 +84,8 @@ func writeItems(w *jsonx.Encoder, s []ResponseItem) {
 	w.B = append(w.B, ']')
 }
 
-// Per-type json.Marshaler / json.Unmarshaler implementations, so that json.Marshal works on
-// the concrete types and on structs that embed them.
-
-// MarshalJSON implements json.Marshaler.
-func (m Message) MarshalJSON() ([]byte, error) { return marshalItemValue(&m) }
-
-// MarshalJSON implements json.Marshaler.
-func (r Reasoning) MarshalJSON() ([]byte, error) { return marshalItemValue(&r) }
-
-// MarshalJSON implements json.Marshaler.
-func (c LocalShellCall) MarshalJSON() ([]byte, error) { return marshalItemValue(&c) }
-
-// MarshalJSON implements json.Marshaler.
-func (c FunctionCall) MarshalJSON() ([]byte, error) { return marshalItemValue(&c) }
-
-// MarshalJSON implements json.Marshaler.
-func (o FunctionCallOutput) MarshalJSON() ([]byte, error) { return marshalItemValue(&o) }
-
-// MarshalJSON implements json.Marshaler.
-func (c CustomToolCall) MarshalJSON() ([]byte, error) { return marshalItemValue(&c) }
-
-// MarshalJSON implements json.Marshaler.
-func (o CustomToolCallOutput) MarshalJSON() ([]byte, error) { return marshalItemValue(&o) }
-
-// MarshalJSON implements json.Marshaler.
-func (c ToolSearchCall) MarshalJSON() ([]byte, error) { return marshalItemValue(&c) }
-
-// MarshalJSON implements json.Marshaler.
-func (o ToolSearchOutput) MarshalJSON() ([]byte, error) { return marshalItemValue(&o) }
-
-// MarshalJSON implements json.Marshaler.
-func (c WebSearchCall) MarshalJSON() ([]byte, error) { return marshalItemValue(&c) }
-
-// MarshalJSON implements json.Marshaler.
-func (o OtherItem) MarshalJSON() ([]byte, error) { return marshalItemValue(&o) }
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (m *Message) UnmarshalJSON(data []byte) error { return unmarshalItemInto(data, m) }
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (r *Reasoning) UnmarshalJSON(data []byte) error { return unmarshalItemInto(data, r) }
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (c *LocalShellCall) UnmarshalJSON(data []byte) error { return unmarshalItemInto(data, c) }
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (c *FunctionCall) UnmarshalJSON(data []byte) error { return unmarshalItemInto(data, c) }
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (o *FunctionCallOutput) UnmarshalJSON(data []byte) error { return unmarshalItemInto(data, o) }
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (c *CustomToolCall) UnmarshalJSON(data []byte) error { return unmarshalItemInto(data, c) }
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (o *CustomToolCallOutput) UnmarshalJSON(data []byte) error {
-	return unmarshalItemInto(data, o)
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (c *ToolSearchCall) UnmarshalJSON(data []byte) error { return unmarshalItemInto(data, c) }
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (o *ToolSearchOutput) UnmarshalJSON(data []byte) error { return unmarshalItemInto(data, o) }
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (c *WebSearchCall) UnmarshalJSON(data []byte) error { return unmarshalItemInto(data, c) }
+// The per-type MarshalJSON and UnmarshalJSON (item_codec_gen.go) let json.Marshal work on the
+// concrete types and on structs that embed them.
 
 // UnmarshalJSON implements json.Unmarshaler. Any object with a string "type" is accepted.
 func (o *OtherItem) UnmarshalJSON(data []byte) error {
@@ -213,110 +150,37 @@ func writeItem(w *jsonx.Encoder, it ResponseItem) {
 		}
 	case *FunctionCall:
 		if v != nil {
-			f := w.Open()
-			w.Str("type", TypeFunctionCall)
-			w.StrOpt("id", v.ID)
-			w.Str("name", v.Name)
-			w.StrOpt("namespace", v.Namespace)
-			w.Str("arguments", v.Arguments)
-			w.StrOpt("encrypted_function_args", v.EncryptedFunctionArgs)
-			w.Str("call_id", v.CallID)
-			w.Extra(v.Extra)
-			w.Close(f)
+			writeFunctionCall(w, v)
 			return
 		}
 	case *FunctionCallOutput:
 		if v != nil {
-			f := w.Open()
-			w.Str("type", TypeFunctionCallOutput)
-			w.StrOpt("id", v.ID)
-			w.Str("call_id", v.CallID)
-			w.Key("output")
-			writePayload(w, &v.Output)
-			w.Extra(v.Extra)
-			w.Close(f)
+			writeFunctionCallOutput(w, v)
 			return
 		}
 	case *CustomToolCall:
 		if v != nil {
-			f := w.Open()
-			w.Str("type", TypeCustomToolCall)
-			w.StrOpt("id", v.ID)
-			w.StrOpt("status", v.Status)
-			w.Str("call_id", v.CallID)
-			w.Str("name", v.Name)
-			w.StrOpt("namespace", v.Namespace)
-			w.Str("input", v.Input)
-			w.Extra(v.Extra)
-			w.Close(f)
+			writeCustomToolCall(w, v)
 			return
 		}
 	case *CustomToolCallOutput:
 		if v != nil {
-			f := w.Open()
-			w.Str("type", TypeCustomToolCallOutput)
-			w.StrOpt("id", v.ID)
-			w.Str("call_id", v.CallID)
-			w.StrOpt("name", v.Name)
-			w.Key("output")
-			writePayload(w, &v.Output)
-			w.Extra(v.Extra)
-			w.Close(f)
+			writeCustomToolCallOutput(w, v)
 			return
 		}
 	case *ToolSearchCall:
 		if v != nil {
-			f := w.Open()
-			w.Str("type", TypeToolSearchCall)
-			w.StrOpt("id", v.ID)
-			w.StrOpt("call_id", v.CallID)
-			w.StrOpt("status", v.Status)
-			w.Str("execution", v.Execution)
-			w.Raw("arguments", v.Arguments, "null")
-			w.Extra(v.Extra)
-			w.Close(f)
+			writeToolSearchCall(w, v)
 			return
 		}
 	case *ToolSearchOutput:
 		if v != nil {
-			f := w.Open()
-			w.Str("type", TypeToolSearchOutput)
-			w.StrOpt("id", v.ID)
-			w.StrOpt("call_id", v.CallID)
-			w.Str("status", v.Status)
-			w.Str("execution", v.Execution)
-			w.Key("tools")
-			w.B = append(w.B, '[')
-			for i, t := range v.Tools {
-				w.Elem(i)
-				w.RawValue(fmt.Sprintf("tools[%d]", i), t, "null")
-			}
-			w.B = append(w.B, ']')
-			w.Extra(v.Extra)
-			w.Close(f)
+			writeToolSearchOutput(w, v)
 			return
 		}
 	case *WebSearchCall:
 		if v != nil {
-			f := w.Open()
-			w.Str("type", TypeWebSearchCall)
-			w.StrOpt("id", v.ID)
-			w.StrOpt("status", v.Status)
-			if a := v.Action; a != nil {
-				w.Key("action")
-				af := w.Open()
-				w.Str("type", a.Type)
-				w.StrOpt("query", a.Query)
-				if a.Queries != nil {
-					w.Strings("queries", a.Queries)
-				}
-				w.StrOpt("url", a.URL)
-				w.StrOpt("pattern", a.Pattern)
-				w.Extra(a.Extra)
-				w.Close(af)
-			}
-			w.Extra(v.Extra)
-			w.Close(f)
+			writeWebSearchCall(w, v)
 			return
 		}
 	case *OtherItem:
@@ -332,6 +196,28 @@ func writeItem(w *jsonx.Encoder, it ResponseItem) {
 		}
 	}
 	w.Fail(errNilItem)
+}
+
+// writeRawArray writes k and an array of raw JSON values (null for an empty one).
+func writeRawArray(w *jsonx.Encoder, k string, vs []json.RawMessage) {
+	w.Key(k)
+	w.B = append(w.B, '[')
+	for i, v := range vs {
+		w.Elem(i)
+		w.RawValue(fmt.Sprintf("%s[%d]", k, i), v, "null")
+	}
+	w.B = append(w.B, ']')
+}
+
+// decodeRawArray returns the elements of the array at k, compacted; never
+// nil.
+func decodeRawArray(d *jsonx.Fields, k string) []json.RawMessage {
+	vs := make([]json.RawMessage, 0)
+	d.Array(k, func(_ int, raw json.RawMessage) error {
+		vs = append(vs, jsonx.Compact(raw))
+		return nil
+	})
+	return vs
 }
 
 func writeMessage(w *jsonx.Encoder, m *Message) {
@@ -584,73 +470,19 @@ func decodeItem(data []byte) (ResponseItem, error) {
 		c.Extra = d.Extra("type")
 		it = c
 	case TypeFunctionCall:
-		it = &FunctionCall{
-			ID:                    d.Str("id"),
-			Name:                  d.Str("name"),
-			Namespace:             d.Str("namespace"),
-			Arguments:             d.Str("arguments"),
-			CallID:                d.Str("call_id"),
-			EncryptedFunctionArgs: d.Str("encrypted_function_args"),
-			Extra:                 d.Extra("type"),
-		}
+		it = decodeFunctionCall(d)
 	case TypeFunctionCallOutput:
-		o := &FunctionCallOutput{ID: d.Str("id"), CallID: d.Str("call_id")}
-		o.Output = decodePayloadField(d)
-		o.Extra = d.Extra("type")
-		it = o
+		it = decodeFunctionCallOutput(d)
 	case TypeCustomToolCall:
-		it = &CustomToolCall{
-			ID:        d.Str("id"),
-			Status:    d.Str("status"),
-			CallID:    d.Str("call_id"),
-			Name:      d.Str("name"),
-			Namespace: d.Str("namespace"),
-			Input:     d.Str("input"),
-			Extra:     d.Extra("type"),
-		}
+		it = decodeCustomToolCall(d)
 	case TypeCustomToolCallOutput:
-		o := &CustomToolCallOutput{ID: d.Str("id"), CallID: d.Str("call_id"), Name: d.Str("name")}
-		o.Output = decodePayloadField(d)
-		o.Extra = d.Extra("type")
-		it = o
+		it = decodeCustomToolCallOutput(d)
 	case TypeToolSearchCall:
-		it = &ToolSearchCall{
-			ID:        d.Str("id"),
-			CallID:    d.Str("call_id"),
-			Status:    d.Str("status"),
-			Execution: d.Str("execution"),
-			Arguments: d.RawOrNull("arguments"),
-			Extra:     d.Extra("type"),
-		}
+		it = decodeToolSearchCall(d)
 	case TypeToolSearchOutput:
-		o := &ToolSearchOutput{
-			ID:        d.Str("id"),
-			CallID:    d.Str("call_id"),
-			Status:    d.Str("status"),
-			Execution: d.Str("execution"),
-			Tools:     make([]json.RawMessage, 0),
-		}
-		d.Array("tools", func(_ int, raw json.RawMessage) error {
-			o.Tools = append(o.Tools, jsonx.Compact(raw))
-			return nil
-		})
-		o.Extra = d.Extra("type")
-		it = o
+		it = decodeToolSearchOutput(d)
 	case TypeWebSearchCall:
-		c := &WebSearchCall{ID: d.Str("id"), Status: d.Str("status")}
-		d.Object("action", func(a *jsonx.Fields) error {
-			c.Action = &WebSearchAction{
-				Type:    a.Str("type"),
-				Query:   a.Str("query"),
-				Queries: a.Strings("queries"),
-				URL:     a.Str("url"),
-				Pattern: a.Str("pattern"),
-				Extra:   a.Extra("type"),
-			}
-			return a.Err
-		})
-		c.Extra = d.Extra("type")
-		it = c
+		it = decodeWebSearchCall(d)
 	default:
 		return &OtherItem{Type: typ, Raw: jsonx.Compact(data)}, nil
 	}
