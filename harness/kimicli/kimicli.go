@@ -97,16 +97,11 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 		request.FixedSystemNode(system),
 		request.FunctionToolsNode(),
 		request.HistoryNode(opts, &policy),
-		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {
-			b := &s.Body
-			b.Model = s.Request.Model
-			b.MaxTokens = ptr(int64(MaxTokens))
-			b.PromptCacheKey = key
-			b.Stream = ptr(true)
-			b.StreamOptions = []byte(`{"include_usage":true}`)
-			b.ReasoningEffort, b.Thinking = Reasoning(s.Request, toggle)
+		request.ChatBodyNode(request.ChatBody{Stream: true, MaxTokens: MaxTokens, Edit: func(s *request.Shaping) error {
+			s.Body.PromptCacheKey = key
+			s.Body.ReasoningEffort, s.Body.Thinking = Reasoning(s.Request, toggle)
 			return nil
-		}), pipeline.Describe("model, max_tokens 32000, prompt_cache_key, stream with usage, thinking/effort table")),
+		}}, "model, max_tokens 32000, prompt_cache_key, stream with usage, thinking/effort table"),
 		request.ProviderNode(opts),
 		request.ChatEncodeNode(kimistyle.Style),
 	)
@@ -137,5 +132,3 @@ func Reasoning(req *protocol.ResponsesRequest, toggle bool) (effort string, thin
 	}
 	return effort, thinking
 }
-
-func ptr[T any](v T) *T { return &v }

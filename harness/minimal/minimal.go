@@ -81,16 +81,12 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 		request.FixedSystemNode(system),
 		request.FunctionToolsNode(),
 		request.HistoryNode(opts, &Policy),
-		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {
-			b := &s.Body
-			b.Model = s.Request.Model
-			b.Stream = ptr(true)
-			b.StreamOptions = []byte(`{"include_usage":true}`)
+		request.ChatBodyNode(request.ChatBody{Stream: true, Edit: func(s *request.Shaping) error {
 			if toggle {
-				b.Thinking = request.ThinkingSwitch(s.Request)
+				s.Body.Thinking = request.ThinkingSwitch(s.Request)
 			}
 			return nil
-		}), pipeline.Describe("model, stream with usage, thinking for thinking-toggle models")),
+		}}, "model, stream with usage, thinking for thinking-toggle models"),
 		request.ProviderNode(opts),
 		request.ChatEncodeNode(Style),
 	)
@@ -101,5 +97,3 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 func bashArguments(a *protocol.LocalShellAction) string {
 	return request.ShellCallArguments(a, request.ShellTimeoutSeconds)
 }
-
-func ptr[T any](v T) *T { return &v }

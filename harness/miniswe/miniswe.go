@@ -241,10 +241,7 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 		nodes = append(nodes, request.FunctionToolsNode(), request.HistoryNode(opts, toolPolicy(c, wrap)))
 	}
 	nodes = append(nodes,
-		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {
-			s.Body.Model = s.Request.Model
-			return nil
-		}), pipeline.Describe("model; no stream (unary)")),
+		request.ChatBodyNode(request.ChatBody{}, "model; no stream (unary)"),
 		request.ProviderNode(opts),
 		request.ChatEncodeNode(request.ChatStyle{}),
 	)

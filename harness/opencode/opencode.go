@@ -234,21 +234,15 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 		}), pipeline.Describe("opencode's fixed tool set (the client's tools are not shown)")),
 		pipeline.StageNode(request.NodeHistory, request.Update(hist.flatten),
 			pipeline.Describe("history → transcript, client shell calls reversed into opencode calls")),
-		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {
-			b := &s.Body
-			b.Model = s.Request.Model
-			b.MaxTokens = ptr(int64(MaxTokens))
-			b.Stream = ptr(true)
-			b.StreamOptions = []byte(`{"include_usage":true}`)
-			b.ToolChoice = []byte(`"auto"`)
+		request.ChatBodyNode(request.ChatBody{Stream: true, MaxTokens: MaxTokens, ToolChoice: `"auto"`, Edit: func(s *request.Shaping) error {
 			if agent != AgentTask && fork(env) {
-				if b.Extra == nil {
-					b.Extra = chat.Extra{}
+				if s.Body.Extra == nil {
+					s.Body.Extra = chat.Extra{}
 				}
-				b.Extra["temperature"] = json.RawMessage("1")
+				s.Body.Extra["temperature"] = json.RawMessage("1")
 			}
 			return nil
-		}), pipeline.Describe("model, max_tokens 32000, stream with usage, tool_choice auto (variant fork: temperature 1 but for the task agent)")),
+		}}, "model, max_tokens 32000, stream with usage, tool_choice auto (variant fork: temperature 1 but for the task agent)"),
 		pipeline.StageNode(NodeTitle, request.Update(func(s *request.Shaping) error {
 			if title != nil {
 				s.TitleRequest = title

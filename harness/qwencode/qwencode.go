@@ -165,17 +165,12 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 			}
 			return nil
 		}), pipeline.Describe("the context-setup and date reminders lead the first user message")),
-		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {
-			b := &s.Body
-			b.Model = s.Request.Model
-			b.MaxTokens = ptr(int64(maxTokens))
-			b.Stream = ptr(true)
-			b.StreamOptions = []byte(`{"include_usage":true}`)
+		request.ChatBodyNode(request.ChatBody{Stream: true, MaxTokens: int64(maxTokens), Edit: func(s *request.Shaping) error {
 			if !forked {
 				s.Headers = Headers(env.Workspace.OS)
 			}
 			return nil
-		}), pipeline.Describe("model, max_tokens (32000; 8000 in the variant fork), stream with usage; Qwen Code's headers")),
+		}}, "model, max_tokens (32000; 8000 in the variant fork), stream with usage; Qwen Code's headers"),
 		request.ProviderNode(opts),
 		request.ChatEncodeNode(Style),
 	)
@@ -541,5 +536,3 @@ func appendCompact(dst []byte, raw json.RawMessage) []byte {
 	}
 	return append(dst, buf.Bytes()...)
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -90,7 +90,6 @@ import (
 	"github.com/harnessflow/harnessflow/harness/bridge"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/stages/request"
-	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
 func init() { harness.MustRegister(Spec()) }
@@ -133,16 +132,8 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 	return pipeline.New("request.swe-agent",
 		request.FixedSystemNode(system),
 		request.TextHistoryNode(tp),
-		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {
-			b := &s.Body
-			b.Model = s.Request.Model
-			if b.Extra == nil {
-				b.Extra = chat.Extra{}
-			}
-			b.Extra["temperature"] = []byte(temperature)
-			b.Extra["top_p"] = []byte(topP)
-			return nil
-		}), pipeline.Describe("model, temperature 1.0, top_p 0.95; no tools, no stream (unary)")),
+		request.ChatBodyNode(request.ChatBody{Extra: map[string]string{"temperature": temperature, "top_p": topP}},
+			"model, temperature 1.0, top_p 0.95; no tools, no stream (unary)"),
 		request.ProviderNode(opts),
 		request.ChatEncodeNode(request.ChatStyle{}),
 	)

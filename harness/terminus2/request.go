@@ -1,7 +1,6 @@
 package terminus2
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -46,14 +45,8 @@ func requestGraph(env *harness.Env, o Options) (*pipeline.Graph, error) {
 			s.Transcript = append(s.Transcript, msgs...)
 			return nil
 		}), pipeline.Describe("history → the conversation of the request's kind (action, summary, questions, answers, handoff)")),
-		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {
-			s.Body.Model = s.Request.Model
-			if s.Body.Extra == nil {
-				s.Body.Extra = map[string]json.RawMessage{}
-			}
-			s.Body.Extra["temperature"] = json.RawMessage(Temperature)
-			return nil
-		}), pipeline.Describe("model, temperature 0.7; no stream, no tools")),
+		request.ChatBodyNode(request.ChatBody{Extra: map[string]string{"temperature": Temperature}},
+			"model, temperature 0.7; no stream, no tools"),
 		request.ProviderNode(opts),
 		request.ChatEncodeNode(request.ChatStyle{}),
 	)
