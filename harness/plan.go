@@ -115,6 +115,9 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 	if !ok {
 		return nil, fmt.Errorf("harness %q (route %s) is not available in this build", route.Harness, route)
 	}
+	if !spec.Supports(wire) { // the routing test keeps this from happening; request graphs rely on it
+		return nil, fmt.Errorf("harness %s: no request graph for wire %q (it shapes %v)", spec.Name, wire, spec.Wires)
+	}
 	now := time.Now
 	if cfg.Now != nil {
 		now = cfg.Now

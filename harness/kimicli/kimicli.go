@@ -82,9 +82,6 @@ func Spec() harness.Spec {
 // request.system → request.tools → request.history → request.options →
 // request.provider → request.encode.
 func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
-	if env.Wire != harness.WireChat {
-		return nil, fmt.Errorf("kimi-cli: no request graph for wire %q", env.Wire)
-	}
 	system, err := SystemPrompt(env)
 	if err != nil {
 		return nil, fmt.Errorf("kimi-cli: system prompt: %w", err)

@@ -25,7 +25,6 @@
 package minimal
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/harness"
@@ -67,9 +66,6 @@ var Style = request.ChatStyle{ImageDetail: true, AudioText: request.OmittedAudio
 // request.system → request.tools → request.history → request.options →
 // request.provider → request.encode.
 func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
-	if env.Wire != harness.WireChat {
-		return nil, fmt.Errorf("minimal: no request graph for wire %q", env.Wire)
-	}
 	system, err := env.Prompts.Render(harness.NameMinimal, "system", nil)
 	if err != nil {
 		return nil, err

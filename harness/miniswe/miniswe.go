@@ -98,7 +98,6 @@ package miniswe
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/harness"
@@ -204,9 +203,6 @@ func shellTool(env *harness.Env) (name, key string) {
 // only): request.system → request.tools (tool-call mode) → request.history
 // → request.options → request.provider → request.encode.
 func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
-	if env.Wire != harness.WireChat {
-		return nil, fmt.Errorf("mini-swe-agent: no request graph for wire %q", env.Wire)
-	}
 	c, err := newConfig(env)
 	if err != nil {
 		return nil, err

@@ -196,9 +196,6 @@ func DetectAgent(req *protocol.ResponsesRequest, pack *prompts.Pack) (Agent, err
 // request.system → request.tools → request.history → request.options →
 // request.title → request.provider → request.encode.
 func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
-	if env.Wire != harness.WireChat {
-		return nil, fmt.Errorf("opencode: no request graph for wire %q", env.Wire)
-	}
 	agent, err := DetectAgent(env.Request, env.Prompts)
 	if err != nil {
 		return nil, fmt.Errorf("opencode: agent: %w", err)

@@ -130,9 +130,6 @@ func Policy() request.FlattenPolicy {
 // request.system → request.tools → request.history → request.options →
 // request.provider → request.encode.
 func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
-	if env.Wire != harness.WireChat {
-		return nil, fmt.Errorf("qwen-code: no request graph for wire %q", env.Wire)
-	}
 	intro, err := Intro(env)
 	if err != nil {
 		return nil, fmt.Errorf("qwen-code: %w", err)

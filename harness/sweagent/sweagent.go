@@ -83,7 +83,6 @@
 package sweagent
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/harness"
@@ -116,9 +115,6 @@ const (
 // only): request.system → request.history (text protocol) →
 // request.options → request.provider → request.encode.
 func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
-	if env.Wire != harness.WireChat {
-		return nil, fmt.Errorf("swe-agent: no request graph for wire %q", env.Wire)
-	}
 	tp, err := TextProtocol(env)
 	if err != nil {
 		return nil, err

@@ -23,9 +23,6 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 }
 
 func requestGraph(env *harness.Env, o Options) (*pipeline.Graph, error) {
-	if env.Wire != harness.WireChat {
-		return nil, fmt.Errorf("terminus-2: no request graph for wire %q", env.Wire)
-	}
 	o, err := optionsFor(env, o)
 	if err != nil {
 		return nil, err

@@ -212,9 +212,6 @@ func loadTexts(env *harness.Env) (*texts, error) {
 // request.system → request.tools → request.history → request.options →
 // request.encode.
 func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
-	if env.Wire != harness.WireMessages {
-		return nil, fmt.Errorf("zcode: no request graph for wire %q", env.Wire)
-	}
 	t, err := loadTexts(env)
 	if err != nil {
 		return nil, fmt.Errorf("zcode: %w", err)
