@@ -146,7 +146,7 @@ func (e *OpenRelayError) Error() string {
 // proxy an open relay of its upstream key (Serve refuses such a listener
 // too); run it before listening, on the resolved address to listen on.
 func (c Config) CheckAddr(addr net.Addr) error {
-	if c.APIKey == "" || len(newKeyring(c.ClientKeys)) > 0 || c.InsecureOpenRelay || IsLoopback(addr) {
+	if !c.spendsKey() || len(newKeyring(c.ClientKeys)) > 0 || c.InsecureOpenRelay || IsLoopback(addr) {
 		return nil
 	}
 	return &OpenRelayError{Addr: addr}

@@ -23,12 +23,17 @@ import (
 // client sees one stream: the final round's events, or response.failed when
 // the last round allowed still asks for a follow-up. Nothing of a round that
 // is asked again reaches the client, and nothing outlives the request.
-func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, turn *harness.Turn) (int, string) {
+// resp is the first round's upstream answer (the caller sent it); the later
+// rounds go to the same upstream.
+func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, turn *harness.Turn, resp *http.Response) (int, string) {
 	limit := s.cfg.maxFollowupRounds()
 	for round := 0; ; round++ {
-		resp, status, outcome := s.send(ctx, w, r, x, turn)
-		if resp == nil {
-			return status, outcome
+		if round > 0 {
+			var status int
+			var outcome string
+			if resp, status, outcome = s.send(ctx, w, r, x, turn, true); resp == nil {
+				return status, outcome
+			}
 		}
 		evs, runErr, err := s.collectRound(ctx, x, turn, s.unary(turn, resp), resp.Body)
 		resp.Body.Close()
@@ -50,7 +55,7 @@ func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http
 		s.log.LogAttrs(ctx, slog.LevelDebug, "harnessflow follow-up round: asking the upstream again",
 			slog.String("path", r.URL.Path), slog.String("harness", turn.Spec.Name),
 			slog.Int("round", round+1), slog.Int("max_rounds", limit), slog.Int("items_appended", added))
-		if turn, err = harness.Plan(ctx, s.planConfig(), x.harness, next, r.Header); err != nil {
+		if turn, err = harness.Plan(ctx, s.planConfig(x.target), x.harness, next, r.Header); err != nil {
 			x.err = err
 			if r.Context().Err() != nil {
 				return cancelled(w), "client_closed"

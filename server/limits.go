@@ -63,8 +63,8 @@ func (s *Server) requireModel(w http.ResponseWriter, req *protocol.ResponsesRequ
 	if req.Model != "" {
 		return 0, true
 	}
-	if s.cfg.DefaultModel != "" {
-		req.Model = s.cfg.DefaultModel
+	if m := s.defaultModel(); m != "" {
+		req.Model = m
 		return 0, true
 	}
 	return writeErrorBody(w, http.StatusBadRequest, "invalid_request_error", []byte(`"missing_required_parameter"`),

@@ -35,7 +35,7 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	status, outcome := s.models(rw, r)
 	attrs := []slog.Attr{
 		slog.String("method", r.Method), slog.String("path", r.URL.Path),
-		slog.String("wire", string(s.cfg.wire())), slog.Int("status", status),
+		slog.String("wire", string(s.listWire())), slog.Int("status", status),
 		slog.Duration("duration", time.Since(start)), slog.String("outcome", outcome),
 	}
 	if reason := s.reasonFor(r, rw.reason); status >= 400 && reason != "" {
@@ -58,6 +58,9 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) (int, string) {
 			return writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_harness", err.Error()), "route_error"
 		}
 	}
+	if s.cfg.Routes != nil { // the routing config's models (routing.go)
+		return writeModels(w, s.routedModels()), "configured"
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), modelsTimeout)
 	defer cancel()
 	up, err := http.NewRequestWithContext(ctx, http.MethodGet, s.checked.base+"/models", nil)
@@ -66,7 +69,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) (int, string) {
 	}
 	up.Header.Set("Accept", "application/json")
 	up.Header.Set("User-Agent", "harnessflow")
-	s.setCredentials(up.Header, r)
+	s.setCredentials(s.single, up.Header, r)
 	resp, err := s.client.Do(up)
 	if err != nil {
 		if r.Context().Err() != nil {

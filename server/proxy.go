@@ -45,6 +45,8 @@ type exchange struct {
 	failure        *protocol.StreamError // a response.failed the server wrote outside the graph
 	conv           *conversation         // the client's request, its store scope and resolved input (store_resolve.go)
 	reason         string                // the message of an error answer (reason.go)
+	target         *target               // the upstream of the attempt under way (routing.go)
+	sameWire       bool                  // every upstream x may go to speaks the target's wire
 }
 
 func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
@@ -61,7 +63,7 @@ func (s *Server) logRequest(r *http.Request, x *exchange) {
 		slog.String("method", r.Method),
 		slog.String("path", r.URL.Path),
 		slog.String("harness", x.harness),
-		slog.String("wire", string(s.cfg.wire())),
+		slog.String("wire", string(x.wire(s))),
 		slog.String("route", x.route),
 		slog.Int("status", x.status),
 		slog.Duration("duration", time.Since(x.start)),
@@ -74,6 +76,9 @@ func (s *Server) logRequest(r *http.Request, x *exchange) {
 	}
 	if x.rounds > 0 {
 		attrs = append(attrs, slog.Int("followup_rounds", x.rounds))
+	}
+	if t := x.target; t != nil && t.entry != "" {
+		attrs = append(attrs, slog.String("upstream", t.name), slog.String("model_entry", t.entry))
 	}
 	if x.errStage != "" {
 		attrs = append(attrs, slog.String("error_stage", x.errStage))
@@ -92,12 +97,12 @@ func (s *Server) logRequest(r *http.Request, x *exchange) {
 	}
 }
 
-// planConfig is the harness layer's configuration of every turn.
-func (s *Server) planConfig() harness.Config {
+// planConfig is the harness layer's configuration of a turn to t.
+func (s *Server) planConfig(t *target) harness.Config {
 	return harness.Config{
-		Wire:          s.cfg.wire(),
-		BaseURL:       s.cfg.Upstream,
-		Models:        s.cfg.Models,
+		Wire:          t.wire,
+		BaseURL:       t.base,
+		Models:        t.models,
 		Prompts:       s.cfg.Prompts,
 		Logger:        s.log,
 		Now:           s.cfg.Now,
@@ -128,7 +133,9 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 	// The /h/NAME/ namespace is ours: a name this build does not serve is a
 	// 404, a harness on a wire it does not shape a 400 with the fix
 	// (docs/routing.md#the-proxys-harness-routes).
-	if err := harness.CheckRoute(s.cfg.wire(), x.harness); err != nil {
+	// With a routing config the wire is the model's upstream's: checked
+	// once the model is routed (routing.go).
+	if err := s.checkHarness(x.harness); err != nil {
 		x.err = err
 		var unknown *harness.UnknownHarnessError
 		if errors.As(err, &unknown) {
@@ -161,32 +168,25 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 	if status, ok := s.requireModel(w, req); !ok {
 		return status, "bad_request"
 	}
+	targets, status, outcome := s.targets(w, x, req)
+	if targets == nil {
+		return status, outcome
+	}
 	// previous_response_id and item_reference resolved; a non-streaming
 	// request runs the same (streamed) turn, answered as one JSON body.
 	if req, x.status, x.outcome = s.converse(w, r, x, req); req == nil {
 		return x.status, x.outcome
 	}
-	turn, err := harness.Plan(r.Context(), s.planConfig(), x.harness, req, r.Header)
-	if err != nil {
-		return s.planError(w, r, x, err)
-	}
-	x.route = turn.Route.String()
-
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	if turn.Shaped.TitleRequest != nil {
-		s.titleRequest(ctx, r, turn)
-		if r.Context().Err() != nil {
-			x.err = r.Context().Err()
-			return cancelled(w), "client_closed"
-		}
-	}
-	if s.cfg.Followups == FollowupsProxy {
-		return s.proxyRounds(ctx, w, r, x, turn)
-	}
-	resp, status, outcome := s.send(ctx, w, r, x, turn)
+	// The upstreams in order, each planned for its wire and model: the next
+	// only when the one before failed before the client got a byte.
+	turn, resp, status, outcome := s.dispatch(ctx, w, r, x, req, targets)
 	if resp == nil {
 		return status, outcome
+	}
+	if s.cfg.Followups == FollowupsProxy {
+		return s.proxyRounds(ctx, w, r, x, turn, resp)
 	}
 	defer resp.Body.Close()
 	g, closeExt, err := s.responseGraph(x, turn, s.unary(turn, resp), true)
@@ -214,9 +214,9 @@ func (s *Server) planError(w http.ResponseWriter, r *http.Request, x *exchange, 
 	}
 	var re *harness.RouteError
 	if errors.As(err, &re) {
-		return writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route", re.Error()+routeHint(s.cfg.wire(), x.harness)), "route_error"
+		return writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route", re.Error()+routeHint(x.wire(s), x.harness)), "route_error"
 	}
-	if route, rerr := harness.Resolve(s.cfg.wire(), x.harness); rerr == nil {
+	if route, rerr := harness.Resolve(x.wire(s), x.harness); rerr == nil {
 		x.route = route.String()
 		if _, ok := harness.Lookup(route.Harness); !ok {
 			// harness.Prepare's "harness %q (route %s) is not available in this build".
@@ -234,20 +234,27 @@ func cancelled(w http.ResponseWriter) int {
 	return 499
 }
 
-// send sends the turn's shaped request upstream. On success it returns the
-// 2xx response (the caller closes its body); otherwise it has answered the
-// client and returns a nil response, the status and the outcome.
-func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, turn *harness.Turn) (*http.Response, int, string) {
-	up, err := s.upstreamRequest(ctx, r, turn.Shaped, turn.Shaped.Body)
+// send sends the turn's shaped request to x.target. On success it returns
+// the 2xx response (the caller closes its body); otherwise it has answered
+// the client and returns a nil response, the status and the outcome —
+// except, unless last, for a failure the next upstream may answer instead
+// (attemptResult): then nothing is written and the outcome is outcomeRetry.
+func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, turn *harness.Turn, last bool) (*http.Response, int, string) {
+	start := time.Now()
+	up, err := s.upstreamRequest(ctx, r, x.target, turn.Shaped, turn.Shaped.Body)
 	if err != nil {
 		x.err = err
 		return nil, writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
 	}
-	resp, err := s.do(up, metrics.RequestMain)
+	resp, err := s.do(x.target, up, metrics.RequestMain)
 	if err != nil {
 		x.err = err
 		if r.Context().Err() != nil {
 			return nil, cancelled(w), "client_closed"
+		}
+		result, _ := attemptResult(err, 0)
+		if s.noteAttempt(r, x, result, 0, start, last) {
+			return nil, 0, outcomeRetry
 		}
 		if te, ok := errors.AsType[*TimeoutError](err); ok {
 			return nil, writeError(w, http.StatusGatewayTimeout, "server_error", "upstream_timeout", "harnessflow: "+te.Error()), "upstream_timeout"
@@ -256,11 +263,23 @@ func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Reques
 			"upstream unreachable: "+redactURLError(err)), "upstream_unreachable"
 	}
 	x.upstreamStatus = resp.StatusCode
+	page := ""
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		page = htmlPage(resp)
+	}
+	result, _ := attemptResult(nil, resp.StatusCode)
+	if page != "" {
+		result = attemptNotAStream
+	}
+	if s.noteAttempt(r, x, result, resp.StatusCode, start, last) {
+		resp.Body.Close()
+		return nil, 0, outcomeRetry
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
 		return nil, s.upstreamError(w, resp), "upstream_error"
 	}
-	if page := htmlPage(resp); page != "" {
+	if page != "" {
 		// A login page, a captive portal or a misrouted proxy answering
 		// 200: no decoder would see a data line in it, and the client
 		// would be told the stream was cut. Say what came instead.
@@ -273,11 +292,11 @@ func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Reques
 
 // upstreamRequest builds a POST of body to the shaped request's path, with
 // its query and headers, and the upstream's credentials.
-func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, shaped request.Shaped, body []byte) (*http.Request, error) {
-	base, err := s.checked.base, s.checked.err
-	if err != nil {
+func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, t *target, shaped request.Shaped, body []byte) (*http.Request, error) {
+	if err := s.checked.err; err != nil {
 		return nil, err
 	}
+	base := t.base
 	path := shaped.Path
 	if path == "" {
 		path = chat.Path
@@ -306,7 +325,7 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, shaped re
 		up.Header.Set("Accept", "application/json")
 	}
 	up.Header.Set("User-Agent", "harnessflow")
-	s.setCredentials(up.Header, r)
+	s.setCredentials(t, up.Header, r)
 	// The harness's headers (beta flags, versions, its user agent) come
 	// last; the credentials are the proxy's to set.
 	for k, v := range shaped.Headers {
@@ -316,6 +335,9 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, shaped re
 		}
 		up.Header.Set(k, v)
 	}
+	for k, v := range t.headers { // the routing config's extra headers (checked when it was read)
+		up.Header.Set(k, v)
+	}
 	return up, nil
 }
 
@@ -323,15 +345,15 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, shaped re
 // client request r: the proxy's API key, or the client's (not with client
 // keys), as Authorization or, on the messages wire, x-api-key with
 // anthropic-version.
-func (s *Server) setCredentials(h http.Header, r *http.Request) {
+func (s *Server) setCredentials(t *target, h http.Header, r *http.Request) {
 	auth, clientKey := s.clientCredentials(r)
-	if s.cfg.APIKey != "" {
-		auth = "Bearer " + s.cfg.APIKey
+	if t.apiKey != "" {
+		auth = "Bearer " + t.apiKey
 	}
-	if s.cfg.wire() == harness.WireMessages {
+	if t.wire == harness.WireMessages {
 		if key, ok := strings.CutPrefix(auth, "Bearer "); ok {
 			h.Set("x-api-key", key)
-		} else if clientKey != "" && s.cfg.APIKey == "" {
+		} else if clientKey != "" && t.apiKey == "" {
 			h.Set("x-api-key", clientKey)
 		}
 		h.Set("anthropic-version", "2023-06-01")

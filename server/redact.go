@@ -83,10 +83,18 @@ func redactURLErr(err error) error {
 	return err
 }
 
-// redactKey replaces the proxy's own upstream key (Config.APIKey) in text
+// redactKey replaces the proxy's own upstream keys (Config.APIKey, the
+// routing config's) in text
 // that goes to a client or a log: some upstreams quote the key they were
 // sent in their error messages.
 func (s *Server) redactKey(text string) string {
+	if s.cfg.Routes != nil { // every upstream's key of the routing config
+		for _, u := range s.cfg.Routes.Config().Upstreams {
+			if len(u.APIKey) >= 8 {
+				text = strings.ReplaceAll(text, u.APIKey, redacted)
+			}
+		}
+	}
 	if len(s.cfg.APIKey) < 8 {
 		return text // too short to tell from ordinary text
 	}

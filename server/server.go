@@ -100,6 +100,7 @@ import (
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/prompts"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/serveconfig"
 	"github.com/harnessflow/harnessflow/stages/metrics"
 	"github.com/harnessflow/harnessflow/stages/textcall"
 )
@@ -266,6 +267,12 @@ type Config struct {
 	// QueueTimeout is how long a request over MaxStreams waits for a slot
 	// (0: DefaultQueueTimeout; negative: none, the 503 comes at once).
 	QueueTimeout time.Duration
+	// Routes, when set, routes every request by its model to the upstreams
+	// of a routing configuration (`serve --config`, docs/serve-config.md;
+	// routing.go), with fallbacks; Upstream, Wire, APIKey, Model and the
+	// upstream timeouts are then unused (each upstream has its own), and
+	// Reload replaces the configuration it holds.
+	Routes *serveconfig.Holder
 }
 
 // StreamInfo describes one proxied stream (for Config.Extend).
@@ -282,11 +289,18 @@ type StreamInfo struct {
 
 // Check reports a configuration the server cannot run with.
 func (c Config) Check() error {
-	if c.Upstream == "" {
+	switch {
+	case c.Routes != nil && c.Upstream != "":
+		return errors.New("server: an upstream URL and a routing configuration: want one")
+	case c.Routes != nil && c.Routes.Config() == nil:
+		return errors.New("server: the routing configuration holds no configuration")
+	case c.Routes != nil:
+	case c.Upstream == "":
 		return errors.New("server: no upstream URL")
-	}
-	if _, err := parseBase(c.Upstream); err != nil {
-		return err
+	default:
+		if _, err := parseBase(c.Upstream); err != nil {
+			return err
+		}
 	}
 	if _, err := harness.ParseWire(string(c.wire())); err != nil {
 		return fmt.Errorf("server: %w", err)
@@ -364,6 +378,9 @@ type Server struct {
 	storeMetrics storeMetrics // its use, for /metrics
 
 	checked upstreamBase // Config.Check and the upstream's base URL, once (transport.go)
+	single  *target      // the upstream of Config.Upstream (nil with Config.Routes)
+	pool    upstreamPool // the clients of Config.Routes's upstreams (targets.go)
+	routing routeMetrics // what Config.Routes does, for /metrics
 	admit   *admission   // Config.MaxStreams (admission.go)
 
 	inflight atomic.Int64  // requests being served
@@ -391,6 +408,7 @@ func New(cfg Config) *Server {
 		s.cfg.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	s.checked = checkUpstream(s.cfg)
+	s.single = s.singleTarget()
 	s.admit = newAdmission(s.cfg)
 	mux := http.NewServeMux()
 	responses := s.authenticate(s.handleResponses)
@@ -431,6 +449,7 @@ func (s *Server) CloseIdleConnections() {
 	if s.owned != nil {
 		s.owned.CloseIdleConnections()
 	}
+	s.pool.closeIdle()
 }
 
 // ListenAndServe listens on addr ("" means DefaultAddr) and serves until ctx

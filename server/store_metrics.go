@@ -81,5 +81,8 @@ func (m *storeMetrics) writePrometheus(w io.Writer, store Store) error {
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	s.metrics.ServeHTTP(w, r)
 	_ = s.storeMetrics.writePrometheus(w, s.store) // a failed write means the client went away
+	if s.cfg.Routes != nil {
+		_ = s.routing.writePrometheus(w) // the same
+	}
 	_ = s.admit.writePrometheus(w)
 }

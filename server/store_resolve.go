@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/protocol"
 )
 
@@ -121,7 +120,7 @@ func (s *Server) converse(w http.ResponseWriter, r *http.Request, x *exchange, r
 			continue
 		}
 		what := fmt.Sprintf("input[%d]: item_reference %q", i, id)
-		passUpstream := s.cfg.wire() == harness.WireResponses
+		passUpstream := x.passesReferences()
 		switch {
 		case id == "":
 			x.err = errors.New(what + " without id")

@@ -20,4 +20,5 @@ func (s *Server) endStream(x *exchange) {
 	if x.stream != nil {
 		x.stream.End(x.outcome, x.failure)
 	}
+	s.endRouted(x)
 }

@@ -79,22 +79,22 @@ func (c Config) idleTimeout() time.Duration {
 	return c.UpstreamIdleTimeout
 }
 
-// do sends an upstream request under the upstream timeouts; request is
+// do sends an upstream request to t under its timeouts; request is
 // metrics.RequestMain or metrics.RequestTitle, for the timeout counters. A
 // header timeout returns a *TimeoutError. The returned body's reads fail
 // with a *TimeoutError when the idle timeout runs out; closing the body
 // releases the request's resources.
-func (s *Server) do(up *http.Request, request string) (*http.Response, error) {
+func (s *Server) do(t *target, up *http.Request, request string) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(up.Context())
-	limit := s.cfg.headerTimeout()
-	if idle := s.cfg.idleTimeout(); up.Header.Get("Accept") != "text/event-stream" && limit > 0 && (idle == 0 || idle > limit) {
+	limit := t.header
+	if idle := t.idle; up.Header.Get("Accept") != "text/event-stream" && limit > 0 && (idle == 0 || idle > limit) {
 		limit = idle // a unary answer's headers come with the whole answer
 	}
 	var timer *time.Timer
 	if limit > 0 {
 		timer = time.AfterFunc(limit, func() { cancel(&TimeoutError{Phase: metrics.TimeoutHeaders, After: limit}) })
 	}
-	resp, err := s.client.Do(up.WithContext(ctx))
+	resp, err := t.client.Do(up.WithContext(ctx))
 	if timer != nil && !timer.Stop() {
 		// The timer fired: while the request waited, or just after it
 		// returned; either way it is a header timeout.
@@ -111,7 +111,7 @@ func (s *Server) do(up *http.Request, request string) (*http.Response, error) {
 		cancel(nil)
 		return nil, err
 	}
-	b := &idleBody{body: resp.Body, ctx: ctx, cancel: cancel, after: s.cfg.idleTimeout(), count: func() {
+	b := &idleBody{body: resp.Body, ctx: ctx, cancel: cancel, after: t.idle, count: func() {
 		s.metrics.UpstreamTimeout(metrics.TimeoutIdle, request)
 	}}
 	if b.after > 0 {

@@ -20,9 +20,9 @@ import (
 // the upstream unreachable, a non-2xx status, a stream broken off — is
 // logged at warn (without content) and counted, and the turn goes on. A
 // cancelled request is neither: the caller stops.
-func (s *Server) titleRequest(ctx context.Context, r *http.Request, turn *harness.Turn) {
+func (s *Server) titleRequest(ctx context.Context, r *http.Request, t *target, turn *harness.Turn) {
 	start := time.Now()
-	status, err := s.sendTitle(ctx, r, turn)
+	status, err := s.sendTitle(ctx, r, t, turn)
 	if r.Context().Err() != nil {
 		return
 	}
@@ -45,12 +45,12 @@ func (s *Server) titleRequest(ctx context.Context, r *http.Request, turn *harnes
 
 // sendTitle sends the title request and drains its answer. Its error never
 // quotes the upstream's bytes.
-func (s *Server) sendTitle(ctx context.Context, r *http.Request, turn *harness.Turn) (int, error) {
-	up, err := s.upstreamRequest(ctx, r, turn.Shaped, turn.Shaped.TitleRequest)
+func (s *Server) sendTitle(ctx context.Context, r *http.Request, t *target, turn *harness.Turn) (int, error) {
+	up, err := s.upstreamRequest(ctx, r, t, turn.Shaped, turn.Shaped.TitleRequest)
 	if err != nil {
 		return 0, err
 	}
-	resp, err := s.do(up, metrics.RequestTitle)
+	resp, err := s.do(t, up, metrics.RequestTitle)
 	if err != nil {
 		if te, ok := errors.AsType[*TimeoutError](err); ok {
 			return 0, te

@@ -40,8 +40,8 @@ type upstreamBase struct {
 
 // checkUpstream checks cfg and parses its upstream URL.
 func checkUpstream(cfg Config) upstreamBase {
-	if err := cfg.Check(); err != nil {
-		return upstreamBase{err: err}
+	if err := cfg.Check(); err != nil || cfg.Routes != nil {
+		return upstreamBase{err: err} // each routed upstream's URL was checked with its file
 	}
 	base, err := parseBase(cfg.Upstream)
 	return upstreamBase{base: base, err: err}

@@ -18,7 +18,7 @@ import (
 // ids are kept (they are unique already); on the others every item gets an
 // id of its own.
 func (s *Server) startClient(w http.ResponseWriter, x *exchange, model string) *responses.Writer {
-	opts := responses.Options{ResponseID: x.responseID, Model: model, KeepItemIDs: s.cfg.wire() == harness.WireResponses}
+	opts := responses.Options{ResponseID: x.responseID, Model: model, KeepItemIDs: x.wire(s) == harness.WireResponses}
 	if c := x.conv; c != nil {
 		opts.Request, opts.Store = c.request, c.keep
 		if c.keep {

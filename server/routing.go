@@ -1,0 +1,321 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/serveconfig"
+)
+
+// Routing by model (Config.Routes, docs/serve-config.md).
+//
+// A request's model picks the first matching entry of the routing config
+// taken when the request arrived — a reload meanwhile changes nothing for
+// it — and the entry's upstreams are tried in order: the next one only when
+// the one before failed before anything was written to the client (it could
+// not be reached, sent no headers within its header timeout, answered 429
+// or 5xx, or answered a 2xx HTML page). Any other answer, a 4xx, or a
+// failure once the client's stream started, is the client's to see. Each
+// attempt is logged and counted (harnessflow_upstream_attempts_total), and
+// the client's stream is counted by the upstream that served it and the
+// model entry (harnessflow_routed_streams_total).
+
+// outcomeRetry is send's outcome for a failure the next upstream may
+// answer instead: nothing was written to the client.
+const outcomeRetry = "retry"
+
+// targets returns the upstreams to try for req, in order: the one of
+// Config.Upstream, or those its model routes to in the routing config
+// taken now. A model the config does not route is answered with HTTP 404
+// naming the configured models; a /h/NAME/ harness that none of the
+// model's upstreams' wires serves with HTTP 400. On an answer the targets
+// are nil.
+func (s *Server) targets(w http.ResponseWriter, x *exchange, req *protocol.ResponsesRequest) ([]*target, int, string) {
+	if s.cfg.Routes == nil {
+		x.target, x.sameWire = s.single, true
+		return []*target{s.single}, 0, ""
+	}
+	c := s.cfg.Routes.Config()
+	route, err := c.Route(req.Model)
+	if err != nil {
+		x.err = err
+		return nil, writeError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "harnessflow: "+err.Error()), "unknown_model"
+	}
+	ts := make([]*target, 0, len(route.Attempts))
+	var refused error
+	for _, a := range route.Attempts {
+		u := a.Upstream
+		if x.harness != "" {
+			if err := harness.CheckRoute(u.Wire, x.harness); err != nil {
+				refused = cmp.Or(refused, err)
+				continue // a harness this upstream's wire does not serve: the next may
+			}
+		}
+		t := &target{name: u.Name, entry: route.Entry.Name, base: u.BaseURL, wire: u.Wire, apiKey: u.APIKey, headers: u.Headers,
+			model: a.Model, harness: route.Entry.Harness,
+			header: effective(u.HeaderTimeout, s.cfg.headerTimeout()), idle: effective(u.IdleTimeout, s.cfg.idleTimeout()),
+			client: s.cfg.Client}
+		if t.client == nil {
+			t.client = s.pool.client(u)
+		}
+		if t.models, err = route.Entry.ModelTable(s.cfg.Models, a.Model); err != nil {
+			x.err = err
+			return nil, writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
+		}
+		ts = append(ts, t)
+	}
+	if len(ts) == 0 {
+		x.err = refused
+		return nil, writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route",
+			fmt.Sprintf("model %q: %v", req.Model, refused)), "route_error"
+	}
+	x.target, x.sameWire = ts[0], true
+	for _, t := range ts {
+		x.sameWire = x.sameWire && t.wire == ts[0].wire
+	}
+	return ts, 0, ""
+}
+
+// defaultModel returns the default model of a request that names none:
+// the routing config's default_model, or Config.DefaultModel.
+func (s *Server) defaultModel() string {
+	if s.cfg.Routes != nil {
+		if m := s.cfg.Routes.Config().DefaultModel; m != "" {
+			return m
+		}
+	}
+	return s.cfg.DefaultModel
+}
+
+// Reload replaces the routing config with the file at path when it
+// validates (serveconfig.Holder.Load): requests that arrive afterwards use
+// it, requests in flight finish on the config they started with. A file
+// that does not validate is refused and the running config kept. Both are
+// logged and counted (harnessflow_config_reloads_total). Settings a running
+// server does not change (listen addresses, store, client keys, shutdown
+// grace) keep their old values; the log names those that differ.
+func (s *Server) Reload(path string) (*serveconfig.Config, error) {
+	if s.cfg.Routes == nil {
+		return nil, errors.New("server: reload: the server runs without a routing config")
+	}
+	old := s.cfg.Routes.Config()
+	c, err := s.cfg.Routes.Load(path)
+	if err != nil {
+		s.routing.reload(false)
+		s.log.LogAttrs(context.Background(), slog.LevelWarn, "harnessflow: configuration refused; the running one is kept",
+			slog.String("file", path), slog.String("error", err.Error()))
+		return nil, err
+	}
+	s.routing.reload(true)
+	dropped := s.pool.keep(c)
+	attrs := []slog.Attr{slog.String("file", path), slog.Int("upstreams", len(c.Upstreams)), slog.Int("models", len(c.Models)),
+		slog.Int("upstreams_dropped", dropped)}
+	if restart := serveconfig.RestartNeeded(old, c); len(restart) > 0 {
+		attrs = append(attrs, slog.Any("unchanged_until_restart", restart))
+	}
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, "harnessflow: configuration reloaded", attrs...)
+	return c, nil
+}
+
+// attemptResult is an attempt's result for the attempts counter, and
+// whether another upstream may answer instead: an upstream that could not
+// be reached, sent no headers in time, or answered 429 or 5xx.
+func attemptResult(err error, status int) (string, bool) {
+	switch {
+	case err != nil:
+		if _, ok := errors.AsType[*TimeoutError](err); ok {
+			return attemptTimeout, true
+		}
+		return attemptUnreachable, true
+	case status == http.StatusTooManyRequests:
+		return attemptStatus + "429", true
+	case status >= 500:
+		return attemptStatus + "5xx", true
+	case status >= 200 && status <= 299:
+		return attemptOK, false
+	}
+	return attemptStatus + strconv.Itoa(status/100) + "xx", false
+}
+
+// noteAttempt counts and logs one upstream attempt of x (routed requests
+// only) and reports whether the request goes on to the next upstream: the
+// attempt failed in a way another upstream may answer, and it was not the
+// last.
+func (s *Server) noteAttempt(r *http.Request, x *exchange, result string, status int, start time.Time, last bool) bool {
+	t := x.target
+	if t == nil || t.entry == "" {
+		return false
+	}
+	s.routing.attempt(t.name, t.entry, result)
+	if result == attemptOK {
+		return false
+	}
+	_, retryable := attemptResult(nil, status)
+	retry := !last && (retryable || status == 0 || result == attemptNotAStream)
+	msg := "harnessflow upstream attempt failed"
+	if retry {
+		msg = "harnessflow upstream attempt failed; the request goes to the next upstream"
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelWarn, msg, slog.String("path", r.URL.Path), slog.String("model_entry", t.entry),
+		slog.String("upstream", t.name), slog.String("result", result), slog.Int("upstream_status", status),
+		slog.Duration("duration", time.Since(start)))
+	return retry
+}
+
+// streamOutcomes are the outcomes a stream ends with; any other counts as
+// failed.
+var streamOutcomes = map[string]bool{"completed": true, "incomplete": true, "failed": true, "client_closed": true, "shutdown": true}
+
+// endRouted counts a routed stream's end by upstream and model entry.
+func (s *Server) endRouted(x *exchange) {
+	if x.stream == nil || x.target == nil || x.target.entry == "" {
+		return
+	}
+	outcome := x.outcome
+	if !streamOutcomes[outcome] {
+		outcome = "failed"
+	}
+	s.routing.stream(x.target.name, x.target.entry, outcome)
+}
+
+// routedModels lists the exact model names of the routing config (a
+// pattern is no model id) and its default model, for GET /v1/models.
+func (s *Server) routedModels() []json.RawMessage {
+	c := s.cfg.Routes.Config()
+	var names []string
+	for _, m := range c.Models {
+		if !m.IsPattern() {
+			names = append(names, m.Name)
+		}
+	}
+	if d := c.DefaultModel; d != "" && !slices.Contains(names, d) {
+		names = append(names, d)
+	}
+	out := make([]json.RawMessage, len(names))
+	for i, n := range names {
+		out[i] = json.RawMessage(marshalModel(n))
+	}
+	return out
+}
+
+// harnessFor is the harness a request on target t is shaped as: the one
+// its path names, else the model entry's.
+func harnessFor(path string, t *target) string {
+	if path != "" {
+		return path
+	}
+	return t.harness
+}
+
+// dispatch plans req for each target in turn and sends it, until an
+// upstream answers 2xx or fails in a way the client is to see (send). It
+// returns the turn and the answer, or a nil answer and the status and
+// outcome of what the client was told. The title request (when the harness
+// sends one) goes to the first upstream only.
+func (s *Server) dispatch(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange,
+	req *protocol.ResponsesRequest, targets []*target) (*harness.Turn, *http.Response, int, string) {
+	path := x.harness
+	for i, t := range targets {
+		x.target = t
+		x.harness = harnessFor(path, t)
+		treq := req
+		if t.model != "" && t.model != req.Model {
+			renamed := *req
+			renamed.Model = t.model
+			treq = &renamed
+		}
+		turn, err := harness.Plan(ctx, s.planConfig(t), x.harness, treq, r.Header)
+		if err != nil {
+			status, outcome := s.planError(w, r, x, err)
+			return nil, nil, status, outcome
+		}
+		x.route = turn.Route.String()
+		if i == 0 && turn.Shaped.TitleRequest != nil {
+			s.titleRequest(ctx, r, t, turn)
+			if r.Context().Err() != nil {
+				x.err = r.Context().Err()
+				return nil, nil, cancelled(w), "client_closed"
+			}
+		}
+		resp, status, outcome := s.send(ctx, w, r, x, turn, i == len(targets)-1)
+		if outcome != outcomeRetry {
+			return turn, resp, status, outcome
+		}
+	}
+	// send answers the client on the last target: not reached.
+	return nil, nil, writeError(w, http.StatusBadGateway, "server_error", "", "harnessflow: no upstream answered"), "upstream_unreachable"
+}
+
+// checkHarness checks the harness of a /h/NAME/ route before the request
+// is read: a name this build does not serve is HTTP 404; without a routing
+// config, a harness off the upstream's wire is HTTP 400 (with one, the
+// wire is the model's upstream's: see targets).
+func (s *Server) checkHarness(name string) error {
+	if s.cfg.Routes != nil {
+		return harness.CheckName(name)
+	}
+	return harness.CheckRoute(s.cfg.wire(), name)
+}
+
+// singleTarget is the target of Config.Upstream (nil with Config.Routes).
+func (s *Server) singleTarget() *target {
+	if s.cfg.Routes != nil {
+		return nil
+	}
+	return &target{base: s.checked.base, wire: s.cfg.wire(), apiKey: s.cfg.APIKey,
+		header: s.cfg.headerTimeout(), idle: s.cfg.idleTimeout(), client: s.client, models: s.cfg.Models}
+}
+
+// wire is the upstream wire of x: its target's, else Config.Wire ("" with
+// a routing config before the model was routed).
+func (x *exchange) wire(s *Server) harness.Wire {
+	switch {
+	case x.target != nil:
+		return x.target.wire
+	case s.cfg.Routes != nil:
+		return ""
+	}
+	return s.cfg.wire()
+}
+
+// passesReferences reports whether the item references of x's request go
+// upstream as they are: on the responses wire, when every upstream it may
+// go to speaks it.
+func (x *exchange) passesReferences() bool {
+	return x.target != nil && x.target.wire == harness.WireResponses && x.sameWire
+}
+
+// spendsKey reports whether the proxy sends a key of its own upstream:
+// Config.APIKey, or an upstream key of the routing config.
+func (c Config) spendsKey() bool {
+	if c.APIKey != "" {
+		return true
+	}
+	if c.Routes != nil && c.Routes.Config() != nil {
+		for _, u := range c.Routes.Config().Upstreams {
+			if u.APIKey != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// listWire is the wire of the model list request (the routing config's
+// list is its own).
+func (s *Server) listWire() harness.Wire {
+	if s.cfg.Routes != nil {
+		return ""
+	}
+	return s.cfg.wire()
+}

@@ -1,0 +1,208 @@
+package server
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/serveconfig"
+)
+
+// target is the upstream one attempt of a request goes to: with
+// Config.Upstream the one upstream, with Config.Routes one of the
+// upstreams its model routes to (docs/serve-config.md#models-and-routing).
+type target struct {
+	// name is the configured upstream's name ("" with Config.Upstream);
+	// entry is the name of the model entry that routed the request.
+	name, entry string
+	base        string // base URL, no trailing slash
+	wire        harness.Wire
+	apiKey      string
+	headers     map[string]string // extra headers, canonical names
+	// model is the model name sent upstream ("": the request's).
+	model string
+	// harness is the harness of the plain routes ("": native).
+	harness string
+	// header and idle are the timeouts in force (0: no limit).
+	header, idle time.Duration
+	client       *http.Client
+	models       *harness.ModelTable
+}
+
+// label is the target's name for logs and metrics.
+func (t *target) label() string {
+	if t.name == "" {
+		return "upstream"
+	}
+	return t.name
+}
+
+// effective maps a configured timeout (0: def, negative: none) to the one
+// in force (0: none).
+func effective(d, def time.Duration) time.Duration {
+	switch {
+	case d < 0:
+		return 0
+	case d == 0:
+		return def
+	}
+	return d
+}
+
+// upstreamPool keeps one client per configured upstream, so that each has
+// its own connection limits (serveconfig.Upstream.MaxConns, MaxIdleConns)
+// and keeps its idle connections across reloads that do not change it.
+type upstreamPool struct {
+	mu      sync.Mutex
+	clients map[poolKey]*http.Client
+}
+
+// poolKey is what makes two configured upstreams share a client.
+type poolKey struct {
+	name, base        string
+	maxConns, maxIdle int
+}
+
+func keyOf(u *serveconfig.Upstream) poolKey {
+	return poolKey{name: u.Name, base: u.BaseURL, maxConns: u.MaxConns, maxIdle: u.MaxIdleConns}
+}
+
+// client returns the client of u, made on first use.
+func (p *upstreamPool) client(u *serveconfig.Upstream) *http.Client {
+	k := keyOf(u)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c := p.clients[k]; c != nil {
+		return c
+	}
+	if p.clients == nil {
+		p.clients = map[poolKey]*http.Client{}
+	}
+	t := upstreamTransport(u.MaxIdleConns)
+	t.MaxConnsPerHost = u.MaxConns
+	c := &http.Client{Transport: t}
+	p.clients[k] = c
+	return c
+}
+
+// keep drops the clients of upstreams c no longer has, closing their idle
+// connections (requests in flight on them finish undisturbed), and returns
+// how many it dropped.
+func (p *upstreamPool) keep(c *serveconfig.Config) int {
+	live := map[poolKey]bool{}
+	for _, u := range c.Upstreams {
+		live[keyOf(u)] = true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	dropped := 0
+	for k, cl := range p.clients {
+		if !live[k] {
+			cl.CloseIdleConnections()
+			delete(p.clients, k)
+			dropped++
+		}
+	}
+	return dropped
+}
+
+// closeIdle closes every client's idle connections.
+func (p *upstreamPool) closeIdle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.clients {
+		c.CloseIdleConnections()
+	}
+}
+
+// Upstream attempt results (harnessflow_upstream_attempts_total's result).
+const (
+	attemptOK          = "ok"
+	attemptUnreachable = "unreachable"
+	attemptTimeout     = "header_timeout"
+	attemptStatus      = "http_" // + the status class or 429: http_429, http_5xx, http_4xx
+	attemptNotAStream  = "not_a_stream"
+)
+
+// routeMetrics counts what the routing config does, for /metrics: the
+// upstream attempts of each request and the client streams, by upstream
+// and model entry (the configured names, never a client's string), and the
+// reloads. The zero value is ready.
+type routeMetrics struct {
+	mu       sync.Mutex
+	attempts map[[3]string]uint64 // (upstream, model, result)
+	streams  map[[3]string]uint64 // (upstream, model, outcome)
+	reloads  map[string]uint64    // "ok" | "refused"
+}
+
+func (m *routeMetrics) attempt(upstream, model, result string) {
+	m.mu.Lock()
+	if m.attempts == nil {
+		m.attempts = map[[3]string]uint64{}
+	}
+	m.attempts[[3]string{upstream, model, result}]++
+	m.mu.Unlock()
+}
+
+func (m *routeMetrics) stream(upstream, model, outcome string) {
+	m.mu.Lock()
+	if m.streams == nil {
+		m.streams = map[[3]string]uint64{}
+	}
+	m.streams[[3]string{upstream, model, outcome}]++
+	m.mu.Unlock()
+}
+
+func (m *routeMetrics) reload(ok bool) {
+	result := "ok"
+	if !ok {
+		result = "refused"
+	}
+	m.mu.Lock()
+	if m.reloads == nil {
+		m.reloads = map[string]uint64{}
+	}
+	m.reloads[result]++
+	m.mu.Unlock()
+}
+
+// writePrometheus writes the routing families.
+func (m *routeMetrics) writePrometheus(w io.Writer) error {
+	m.mu.Lock()
+	attempts, streams, reloads := maps.Clone(m.attempts), maps.Clone(m.streams), maps.Clone(m.reloads)
+	m.mu.Unlock()
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# HELP harnessflow_upstream_attempts_total Upstream requests of the routed requests, by upstream, model entry and result (a failed attempt before the client got a byte goes on to the next upstream).\n# TYPE harnessflow_upstream_attempts_total counter\n")
+	for _, k := range sortedKeys(attempts) {
+		fmt.Fprintf(bw, "harnessflow_upstream_attempts_total{upstream=%q,model=%q,result=%q} %d\n", k[0], k[1], k[2], attempts[k])
+	}
+	fmt.Fprintf(bw, "# HELP harnessflow_routed_streams_total Client streams that ended, by the upstream that served them, model entry and outcome.\n# TYPE harnessflow_routed_streams_total counter\n")
+	for _, k := range sortedKeys(streams) {
+		fmt.Fprintf(bw, "harnessflow_routed_streams_total{upstream=%q,model=%q,outcome=%q} %d\n", k[0], k[1], k[2], streams[k])
+	}
+	fmt.Fprintf(bw, "# HELP harnessflow_config_reloads_total Configuration reloads, by result (a refused file leaves the running configuration in place).\n# TYPE harnessflow_config_reloads_total counter\n")
+	for _, k := range slices.Sorted(maps.Keys(reloads)) {
+		fmt.Fprintf(bw, "harnessflow_config_reloads_total{result=%q} %d\n", k, reloads[k])
+	}
+	return bw.Flush()
+}
+
+func sortedKeys(m map[[3]string]uint64) [][3]string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(a, b [3]string) int {
+		for i := range a {
+			if c := cmp.Compare(a[i], b[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return keys
+}
