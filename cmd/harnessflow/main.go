@@ -32,6 +32,7 @@ func commands() map[string]command {
 		"graph":         {"show a harness's stage graph as text, Mermaid or DOT", runGraph},
 		"harnesses":     {"list the registered harnesses and the wires each supports", runHarnesses},
 		"serve":         {"run the proxy: Responses API for clients such as Codex CLI, any upstream wire", runServe},
+		"config":        {"check a serve --config file: every problem as FILE:LINE, or what it routes where", runConfig},
 		"mock-upstream": {"serve the embedded scripted model (Chat Completions) alone", runMockUpstream},
 		"bench":         {"measure a harness's graph per stage and end to end, fused, async and vs the official SDK", runBench},
 		"version":       {"print the module version and VCS revision of this binary", runVersion},

@@ -56,6 +56,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	defaultModel := fs.String("default-model", "", "the model of a request that names none (without it such a request gets HTTP 400)")
 	storeFlag := fs.String("store", "memory", storeFlagHelp)
 	debugAddr := fs.String("debug-addr", "", "also serve pprof profiles and runtime statistics at http://`ADDR`/debug/ (a loopback address; off by default)")
+	configFile := fs.String("config", "", "route by model to the upstreams of the configuration `FILE` (docs/serve-config.md); SIGHUP re-reads it")
 	workspaceFlag := fs.String("workspace", "", "whether harnesses read the client's working directory from this machine: local or none (default: local on a loopback --listen without client keys, else none)")
 	var ext extensionFlags
 	ext.register(fs)
@@ -70,6 +71,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintln(w, "       [--upstream-header-timeout 2m] [--upstream-idle-timeout 5m] [--shutdown-grace 30s]")
 		fmt.Fprintln(w, "       [--client-keys-env NAME | --client-keys-file FILE] [--insecure-open-relay] [--default-model NAME]")
 		fmt.Fprintln(w, "       [--debug-addr 127.0.0.1:PORT] [--max-streams N [--queue-timeout 100ms]]")
+		fmt.Fprintln(w, "   or: harnessflow serve --config serve.toml [--listen ADDR] [-v] [--mode M] [extension and prompt flags]")
 		fmt.Fprintln(w, "       [--store memory|none|redis://HOST:PORT/DB]")
 		fmt.Fprintln(w, "Serves the OpenAI Responses API (POST /v1/responses; POST /h/HARNESS/v1/responses to emulate a")
 		fmt.Fprintln(w, "harness; GET /metrics; GET /healthz) in front of a chat, messages or responses model server.")
@@ -80,6 +82,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	if fs.NArg() > 0 {
 		return usageError(stderr, "serve", serveSynopsis, "%s", extraArgs(fs, 0))
+	}
+	if *configFile != "" { // serveroutes.go
+		return runServeConfig(ctx, fs, *configFile, serveFlags{listen: *listen, mode: *modeName, debugAddr: *debugAddr,
+			workspace: *workspaceFlag, verbose: *verbose, stageTiming: *stageTiming, maxEvent: *maxEvent,
+			maxStreams: *maxStreams, queueTimeout: *queueTimeout, ext: &ext, layer: &layer}, stdout, stderr)
 	}
 	wire, err := harness.ParseWire(*wireName)
 	if err != nil {

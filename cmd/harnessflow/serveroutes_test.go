@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/harnessflow/harnessflow/server/scripted"
+)
+
+func writeConfig(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConfigCheck(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.toml")
+	writeConfig(t, good, "[upstreams.local]\nbase_url = \"http://127.0.0.1:8000/v1\"\n[upstreams.claude]\nbase_url = \"https://api.example.com/v1\"\n"+
+		"wire = \"messages\"\napi_key_env = \"HF_CONFIG_TEST_KEY\"\n"+
+		"[[models]]\nname = \"qwen3-coder\"\nupstreams = [\"local\"]\nupstream_model = \"Qwen/Qwen3-Coder\"\n"+
+		"[[models]]\nname = \"claude-*\"\nupstreams = [\"claude\"]\nharness = \"claude-code\"\n")
+	bad := filepath.Join(dir, "bad.toml")
+	writeConfig(t, bad, "[upstreams.local]\nbase_url = \"http://127.0.0.1:8000/v1\"\nbase_ur = \"x\"\n[[models]]\nname = \"m\"\nupstreams = [\"remote\"]\n")
+	t.Setenv("HF_CONFIG_TEST_KEY", "sk-config-test-secret")
+	for _, tt := range []struct {
+		name       string
+		args       []string
+		code       int
+		out, errs  []string
+		notInOut   string
+		notInError string
+	}{
+		{"a valid file", []string{"check", good}, exitOK,
+			[]string{good + ": ok: 2 upstream(s), 2 model entries", `model "qwen3-coder" → local as "Qwen/Qwen3-Coder" (harness native)`,
+				`model "claude-*" → claude (harness claude-code)`, "upstream claude (https://api.example.com/v1, wire messages): credentials: its own key"},
+			nil, "sk-config-test-secret", ""},
+		{"an unknown key", []string{"check", bad}, exitUsage, nil, []string{bad + `:3: unknown key "base_ur" in [upstreams.local]`}, "", ""},
+		{"no file", []string{"check"}, exitUsage, nil, []string{"config check takes one FILE"}, "", ""},
+		{"no subcommand", []string{good}, exitUsage, nil, []string{"want the subcommand check"}, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), append([]string{"config"}, tt.args...), nil, &stdout, &stderr)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout.String(), stderr.String())
+			}
+			for _, w := range tt.out {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout.String())
+				}
+			}
+			for _, w := range tt.errs {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+			if tt.notInOut != "" && strings.Contains(stdout.String()+stderr.String(), tt.notInOut) {
+				t.Errorf("the output shows %q", tt.notInOut)
+			}
+		})
+	}
+	// The broken file's second problem is reported too.
+	var stdout, stderr bytes.Buffer
+	run(context.Background(), []string{"config", "check", bad}, nil, &stdout, &stderr)
+	if !strings.Contains(stderr.String(), `unknown key "base_ur"`) {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+func TestServeConfigFlags(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "serve.toml")
+	writeConfig(t, path, "[upstreams.a]\nbase_url = \"http://127.0.0.1:1/v1\"\n[[models]]\nname = \"*\"\nupstreams = [\"a\"]\n")
+	broken := filepath.Join(dir, "broken.toml")
+	writeConfig(t, broken, "[upstreams.a]\nbase_url = \"gopher://x\"\n[[models]]\nname = \"*\"\nupstreams = [\"a\"]\n")
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"--upstream with --config", []string{"--config", path, "--upstream", "http://127.0.0.1:2/v1"}, "--upstream cannot be combined with --config"},
+		{"two conflicts", []string{"--config", path, "--store", "none", "--default-model", "m"}, "--default-model, --store cannot be combined with --config"},
+		{"a broken file", []string{"--config", broken}, broken + `:2: upstream "a": base_url "gopher://x"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if code := run(ctx, append([]string{"serve"}, tt.args...), nil, &stdout, &stderr); code != exitUsage {
+				t.Errorf("exit %d, want %d: %s", code, exitUsage, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr lacks %q:\n%s", tt.want, stderr.String())
+			}
+		})
+	}
+}
+
+// A real `harnessflow serve --config` process and SIGHUP: streams in flight
+// finish on the upstream they started on, new requests go where the new
+// file says at once, a broken file is refused and the running config kept.
+func TestServeConfigHangup(t *testing.T) {
+	bin := buildHarnessflow(t)
+	held := &heldChat{release: make(chan struct{})}
+	a := httptest.NewServer(held)
+	t.Cleanup(a.Close)
+	t.Cleanup(held.finish)
+	b := httptest.NewServer(scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "B answered"}}}))
+	t.Cleanup(b.Close)
+	path := filepath.Join(t.TempDir(), "serve.toml")
+	routeTo := func(up string) string {
+		return "[upstreams.up]\nbase_url = \"" + up + "/v1\"\n[[models]]\nname = \"gpt-*\"\nupstreams = [\"up\"]\n"
+	}
+	writeConfig(t, path, routeTo(a.URL))
+	p := startServeProcess(t, bin, "--config", path)
+
+	inFlight := streams(t, p.base, 3) // held by a
+	writeConfig(t, path, routeTo(b.URL))
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	p.waitLog(t, "configuration reloaded")
+	ask := func() string {
+		resp, err := http.Post(p.base+"/v1/responses", "application/json", strings.NewReader(serveRequest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	if body := ask(); !strings.Contains(body, "B answered") || lastEvent(body) != "response.completed" {
+		t.Errorf("a request after the reload did not go to b:\n%s", body)
+	}
+	held.finish()
+	for range 3 {
+		select {
+		case body := <-inFlight:
+			if !strings.Contains(body, "first last") && !strings.Contains(body, `"delta":"last"`) || lastEvent(body) != "response.completed" {
+				t.Errorf("a stream in flight across the reload:\n%s", body)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the streams in flight did not finish")
+		}
+	}
+
+	writeConfig(t, path, "[upstreams.up]\nbase_url = \"gopher://nowhere\"\n")
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	p.waitLog(t, "configuration refused; the running one is kept")
+	if body := ask(); !strings.Contains(body, "B answered") {
+		t.Errorf("after a refused reload:\n%s", body)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t, 10*time.Second); code != 0 {
+		t.Errorf("exit %d: %s", code, p.stderr.String())
+	}
+}
