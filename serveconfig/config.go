@@ -705,11 +705,6 @@ func (v *validator) caps(f *fileModel, at func(string) int, where string) Caps {
 			v.errorf(at(p.key), "%s: %v", where, err)
 		}
 	}
-	if c.ToolFormat != nil && *c.ToolFormat != "" {
-		if err := textcall.CheckName(*c.ToolFormat); err != nil {
-			v.errorf(at("tool_format"), "%s: tool_format: %v", where, err)
-		}
-	}
 	for h := range c.Variants {
 		if err := harness.CheckName(h); err != nil {
 			v.errorf(at("variants"), "%s: variants: %v", where, err)

@@ -14,8 +14,8 @@ const exampleMarker = "# serve.toml: harnessflow serve --config serve.toml"
 func TestDocumentedExamples(t *testing.T) {
 	env := testEnv("HARNESSFLOW_CLIENT_KEYS", "example-client-key-0123456789",
 		"OPENROUTER_API_KEY", "example-openrouter-key", "ANTHROPIC_API_KEY", "example-anthropic-key")
-	found := 0
 	for _, doc := range []string{"../docs/serve-config.md", "../README.md"} {
+		found := 0
 		data, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)
@@ -38,8 +38,8 @@ func TestDocumentedExamples(t *testing.T) {
 				}
 			}
 		}
-	}
-	if found == 0 {
-		t.Fatalf("no example starting with %q in the docs", exampleMarker)
+		if found == 0 {
+			t.Errorf("%s: no example starting with %q", doc, exampleMarker)
+		}
 	}
 }

@@ -42,6 +42,13 @@
 // Nothing of the rounds is kept between client requests in either mode
 // (the response store keeps what the client received).
 //
+// With Config.Routes (`serve --config`, docs/serve-config.md) the request's
+// model picks the upstreams instead: the model renamed for each, the
+// entry's harness and capabilities, each upstream's key, headers, timeouts
+// and connection limits; the next upstream is tried when one fails before
+// the client got a byte (routing.go). Reload swaps the configuration for the
+// requests that arrive next.
+//
 // Errors the client sees:
 //
 //   - a body that is not a Responses request: HTTP 400,
@@ -66,6 +73,8 @@
 //     upstream_idle_timeout (see timeout.go);
 //   - a stream the shutdown ends after Config.ShutdownGrace:
 //     response.failed, code server_shutdown.
+//   - with Config.Routes, a model the configuration does not route: HTTP
+//     404 (code model_not_found) naming the configured models.
 //
 // /metrics counts every stream that started as ended, once, with its
 // outcome (completed, incomplete, failed, client_closed, shutdown), and the
