@@ -54,10 +54,15 @@ func TitleRequest(env *harness.Env) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fork(env) {
+		// The fork trims the title prompt; opencode 1.18 sends it with
+		// its final newline.
+		system = strings.TrimRight(system, "\n")
+	}
 	body := chat.Request{
 		Model: env.Request.Model,
 		Messages: []chat.Message{
-			{Role: request.RoleSystem, Content: chat.Text(strings.TrimRight(system, "\n"))},
+			{Role: request.RoleSystem, Content: chat.Text(system)},
 			{Role: request.RoleUser, Content: chat.Text(lead)},
 			{Role: request.RoleUser, Content: chat.Text(QuoteText(FirstUserText(env.Request)))},
 		},
