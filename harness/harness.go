@@ -75,6 +75,9 @@ type Spec struct {
 	// (harness.bridge); nil when the model calls the client's tools
 	// directly.
 	Bridge bridge.Table
+	// Variants are the harness's variant dimensions; a variant string
+	// naming anything else is refused ([Spec.CheckVariant]).
+	Variants []VariantSpec
 }
 
 // Supports reports whether the harness shapes requests for w itself.
@@ -93,6 +96,9 @@ func Register(s Spec) error {
 	}
 	if s.Request == nil {
 		return fmt.Errorf("harness: register %q: no request graph", s.Name)
+	}
+	if err := s.checkVariants(); err != nil {
+		return fmt.Errorf("harness: register %q: %w", s.Name, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -164,6 +164,10 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 	if err != nil {
 		return nil, fmt.Errorf("harness %s: request graph: %w", spec.Name, err)
 	}
+	// After the request graph, whose own variant errors are more precise.
+	if err := spec.CheckVariant(env.Model.Variant(spec.Name)); err != nil {
+		return nil, err
+	}
 	if g, err = withToolsInPrompt(cfg, env, spec, g); err != nil {
 		return nil, err
 	}

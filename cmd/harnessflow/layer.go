@@ -43,7 +43,7 @@ func (l *layerFlags) register(fs *flag.FlagSet) {
 	l.prompts = fs.String("prompts", "", "prompt pack `DIR` overlaid on the embedded one (DIR/HARNESS/NAME.tmpl, markers.json)")
 	l.variants = variantFlag{}
 	fs.Var(l.variants, "variant", "harness variant for every model, `HARNESS=VARIANT` (repeatable; e.g. mini-swe-agent=text, terminus-2=xml,plain)")
-	l.terminusExec = fs.String("terminus-exec", "", "terminus-2 execution: tmux (default, as the original) or plain bash, for clients without tmux")
+	l.terminusExec = fs.String("terminus-exec", "", "deprecated: use --variant terminus-2=plain (or =tmux); kept as an alias of that variant")
 	l.modelCaps = fs.String("model-caps", "", "model capabilities `FILE` (JSON array of {\"match\",\"reasoning\",\"efforts\",\"max_output_tokens\",\"variants\",\"tools_in_prompt\",\"tool_format\"})")
 	def := l.toolFormatDefault
 	if def == "" {
@@ -71,6 +71,9 @@ func (l *layerFlags) config(wire harness.Wire, baseURL string) (harness.Config, 
 	if len(l.variants) > 0 || *l.terminusExec != "" {
 		cfg.Variants = map[string]string{}
 		for h, v := range l.variants {
+			if err := harness.CheckVariant(h, v); err != nil {
+				return cfg, fmt.Errorf("--variant: %w", err)
+			}
 			cfg.Variants[h] = v
 		}
 		switch e := *l.terminusExec; e {

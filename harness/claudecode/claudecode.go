@@ -97,6 +97,8 @@ func Spec(name string) harness.Spec {
 		Wires:       []harness.Wire{harness.WireResponses, harness.WireChat, harness.WireMessages},
 		Request:     RequestGraph,
 		Bridge:      Bridge,
+		Variants: []harness.VariantSpec{{Name: "request", Values: []string{VariantFork},
+			Doc: "fork sends the request of the Codex fork where it differs from Claude Code's"}},
 	}
 }
 

@@ -119,6 +119,8 @@ func Spec() harness.Spec {
 		Request:     RequestGraph,
 		Post:        PostNode,
 		Parse:       Parse,
+		Variants: []harness.VariantSpec{{Name: "mode", Values: []string{VariantTool, VariantText}, Default: VariantTool,
+			Doc: "tool calls the bash tool; text writes one ```bash block per reply, for models without function calling"}},
 	}
 }
 

@@ -80,7 +80,8 @@
 // request and drained: {"model","max_tokens":32000,("temperature":1 in the
 // variant fork),
 // "stream":true,"stream_options":{"include_usage":true},"messages":[the
-// title prompt (title.tmpl), the lead-in (title_lead.tmpl), the first
+// title prompt (title.tmpl, with its final newline as opencode 1.18 sends
+// it; trimmed in the variant fork), the lead-in (title_lead.tmpl), the first
 // user text that is not the engine's context, JSON-quoted]}, with no
 // tools. The fork sends it at most once per process (a global flag
 // swapped on the first title). That is wrong for a proxy: one process
@@ -152,6 +153,8 @@ func Spec() harness.Spec {
 		Wires:       []harness.Wire{harness.WireChat},
 		Request:     RequestGraph,
 		Bridge:      Table(),
+		Variants: []harness.VariantSpec{{Name: "request", Values: []string{VariantFork},
+			Doc: "fork sends the request of the Codex fork; the default sends opencode's own"}},
 	}
 }
 
@@ -272,7 +275,7 @@ func Headers(conversation string) map[string]string {
 
 // VariantFork is the variant that keeps the fork's request where it
 // differs from opencode 1.18's: "temperature":1 on the main and title
-// requests, the webfetch tool, bash's description parameter, the fixed
+// requests, the title prompt without its final newline, the webfetch tool, bash's description parameter, the fixed
 // deepseek model line, the one-digit day and the file:// skill location,
 // and no headers of opencode's own.
 const VariantFork = "fork"

@@ -3,9 +3,11 @@
 //
 // The request is Qwen Code 0.24.4's as captured (docs/request-shaping.md
 // #qwen-code): the system prompt, then the history, whose first user
-// message starts with two text parts of our own — the context setup
-// (setup.tmpl, below) and the date (date_reminder.tmpl), each inside
-// <system-reminder> tags — before the task; max_tokens 32000; Qwen Code's
+// message starts with four text parts of our own, each inside
+// <system-reminder> tags — the skills the skill tool loads
+// (skills_reminder.tmpl), the context setup (setup.tmpl, below), the tools
+// reachable through tool_search and tool_call (tools_reminder.tmpl) and
+// the date (date_reminder.tmpl) — before the task; max_tokens 32000; Qwen Code's
 // user agent and SDK headers. The variant "fork" (VariantFork) sends the
 // fork's request instead, whose messages start with three of our own
 // (prompts/pack/qwen-code):
@@ -106,6 +108,8 @@ func Spec() harness.Spec {
 		Wires:       []harness.Wire{harness.WireChat},
 		Request:     RequestGraph,
 		Bridge:      Table(),
+		Variants: []harness.VariantSpec{{Name: "request", Values: []string{VariantFork},
+			Doc: "fork sends the request of the Codex fork (the client's tools, its max_tokens); the default sends Qwen Code's own"}},
 	}
 }
 
@@ -161,7 +165,7 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 				s.Transcript = withReminders(s.Transcript, reminders)
 			}
 			return nil
-		}), pipeline.Describe("the context-setup and date reminders lead the first user message")),
+		}), pipeline.Describe("the skills, context-setup, deferred-tools and date reminders lead the first user message")),
 		request.ChatBodyNode(request.ChatBody{Stream: true, MaxTokens: int64(maxTokens), Edit: func(s *request.Shaping) error {
 			if !forked {
 				s.Headers = Headers(env.Workspace.OS)
@@ -268,24 +272,30 @@ func Headers(clientOS string) map[string]string {
 // user message.
 const NodeReminders = "request.reminders"
 
-// Reminders are the text parts that lead the first user message, as Qwen
-// Code 0.24 sends them: the context setup (setup.tmpl) and the date
-// (date_reminder.tmpl), each inside <system-reminder> tags.
+// Reminders are the text parts that lead the first user message, in the
+// order Qwen Code 0.24.4 sends them: the skills reminder
+// (skills_reminder.tmpl), the context setup (setup.tmpl, wrapped in
+// <system-reminder> tags here), the reminder of the tools reachable
+// through tool_search and tool_call (tools_reminder.tmpl) and the date
+// (date_reminder.tmpl). The three reminder templates carry their own tags;
+// each text loses its trailing newlines.
 func Reminders(env *harness.Env) ([]request.Part, error) {
 	name := harness.NameQwenCode
 	data := setupData(env)
-	setup, err := env.Prompts.Render(name, "setup", data)
-	if err != nil {
-		return nil, err
+	var texts [4]string
+	for i, t := range []string{"skills_reminder", "setup", "tools_reminder", "date_reminder"} {
+		s, err := env.Prompts.Render(name, t, data)
+		if err != nil {
+			return nil, err
+		}
+		texts[i] = strings.TrimRight(s, "\n")
 	}
-	date, err := env.Prompts.Render(name, "date_reminder", data)
-	if err != nil {
-		return nil, err
+	texts[1] = "<system-reminder>\n" + texts[1] + "\n</system-reminder>"
+	parts := make([]request.Part, 0, len(texts))
+	for _, t := range texts {
+		parts = append(parts, request.Part{Kind: request.PartText, Text: t})
 	}
-	return []request.Part{
-		{Kind: request.PartText, Text: "<system-reminder>\n" + strings.TrimRight(setup, "\n") + "\n</system-reminder>"},
-		{Kind: request.PartText, Text: strings.TrimRight(date, "\n")},
-	}, nil
+	return parts, nil
 }
 
 // withReminders puts parts before the content of the first user message

@@ -102,6 +102,8 @@ func Spec() harness.Spec {
 		Request:     RequestGraph,
 		Post:        PostNode,
 		Parse:       Parse,
+		Variants: []harness.VariantSpec{{Name: "fence", Values: []string{VariantFork},
+			Doc: "fork reads the first fenced block of a reply, as the Codex fork does; the default reads the last, as SWE-agent does"}},
 	}
 }
 

@@ -128,6 +128,12 @@ func SpecWith(o Options) harness.Spec {
 		Request:     func(env *harness.Env) (*pipeline.Graph, error) { return requestGraph(env, o) },
 		Post:        func(env *harness.Env) (pipeline.Node, error) { return postNode(env, o) },
 		Parse:       parseReply,
+		Variants: []harness.VariantSpec{
+			{Name: "format", Values: []string{string(VariantJSON), string(VariantXML)}, Default: string(VariantJSON),
+				Doc: "the reply format the prompts ask for and the parser reads"},
+			{Name: "exec", Values: []string{string(ExecTmux), string(ExecPlain)}, Default: string(ExecTmux),
+				Doc: "tmux types the keystrokes into a tmux session on the client's machine; plain runs each line with bash, for machines without tmux"},
+		},
 	}
 }
 
