@@ -446,3 +446,54 @@ func TestReloadUnderLoad(t *testing.T) {
 		t.Errorf("the refused reload is not logged")
 	}
 }
+
+// A model entry's capabilities shape the request sent upstream (its one
+// effort taken for the request's); an entry without any leaves the model to
+// the built-in table.
+func TestRoutedCaps(t *testing.T) {
+	var mu sync.Mutex
+	bodies := map[string]string{}
+	h := scripted.New(nil)
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var m struct{ Model string }
+		_ = json.Unmarshal(body, &m)
+		mu.Lock()
+		bodies[m.Model] = string(body)
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	p := newRouted(t, `
+[upstreams.a]
+base_url = "{{a}}/v1"
+[[models]]
+name = "effortful"
+upstreams = ["a"]
+upstream_model = "local-model-1"
+reasoning = "reasoning_effort"
+efforts = ["low"]
+[[models]]
+name = "plain"
+upstreams = ["a"]
+upstream_model = "local-model-2"
+`, map[string]string{"a": up.URL})
+	withEffort := func(model string) string {
+		return strings.Replace(ask(model), `"stream":true`, `"stream":true,"reasoning":{"effort":"medium"}`, 1)
+	}
+	for _, model := range []string{"effortful", "plain"} {
+		resp := p.post(t, "/v1/responses", withEffort(model), nil)
+		if end := terminal(t, readSSE(t, resp.Body)); end.Name != "response.completed" {
+			t.Fatalf("%s: %s", model, end.Name)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if b := bodies["local-model-1"]; !strings.Contains(b, `"reasoning_effort":"low"`) {
+		t.Errorf("the entry's reasoning form and efforts did not shape the request: %s", b)
+	}
+	// An unknown model: the native route's default form, the effort as asked.
+	if b := bodies["local-model-2"]; !strings.Contains(b, `"reasoning_effort":"medium"`) {
+		t.Errorf("an entry without caps: %s", b)
+	}
+}
