@@ -119,21 +119,30 @@ func TestSetupMessage(t *testing.T) {
 	}
 
 	// Qwen Code 0.24: the system prompt, then one user message whose text
-	// parts are the setup reminder, the date reminder and the task.
+	// parts are the skills, setup, deferred-tools and date reminders and the
+	// task.
 	msgs := messages("")
 	var parts []struct{ Type, Text string }
 	if len(msgs) != 2 || msgs[1].Role != "user" {
 		t.Fatalf("%d messages, want the system prompt and one user message", len(msgs))
 	}
-	if err := json.Unmarshal(msgs[1].Content, &parts); err != nil || len(parts) != 3 {
-		t.Fatalf("first user message %s: want three text parts (%v)", msgs[1].Content, err)
+	if err := json.Unmarshal(msgs[1].Content, &parts); err != nil || len(parts) != 5 {
+		t.Fatalf("first user message %s: want five text parts (%v)", msgs[1].Content, err)
 	}
-	if !strings.HasPrefix(parts[0].Text, "<system-reminder>\n") || !strings.HasSuffix(parts[0].Text, "└───go.mod\n</system-reminder>") {
-		t.Errorf("setup reminder:\n%s", parts[0].Text)
+	for i, p := range parts[:4] {
+		if !strings.HasPrefix(p.Text, "<system-reminder>\n") || !strings.HasSuffix(p.Text, "\n</system-reminder>") {
+			t.Errorf("part %d is not a system reminder:\n%s", i, p.Text)
+		}
 	}
-	checkSetup("setup reminder", parts[0].Text)
-	if !strings.Contains(parts[1].Text, "Saturday, July 4, 2026") || parts[2].Text != "hi" {
-		t.Errorf("date reminder %q, task %q", parts[1].Text, parts[2].Text)
+	if !strings.Contains(parts[0].Text, "skill") || !strings.Contains(parts[2].Text, "tool_search") {
+		t.Errorf("skills reminder %q, tools reminder %q", parts[0].Text, parts[2].Text)
+	}
+	if !strings.HasSuffix(parts[1].Text, "└───go.mod\n</system-reminder>") {
+		t.Errorf("setup reminder:\n%s", parts[1].Text)
+	}
+	checkSetup("setup reminder", parts[1].Text)
+	if !strings.Contains(parts[3].Text, "Saturday, July 4, 2026") || parts[4].Text != "hi" {
+		t.Errorf("date reminder %q, task %q", parts[3].Text, parts[4].Text)
 	}
 
 	// The variant fork: a setup user message of one part and an assistant
