@@ -501,6 +501,12 @@ plugins = false
 // on a timeout and when Codex leaves a process behind.
 func runCodex(t *testing.T, bin, baseURL string, jsonl bool) codexRun {
 	t.Helper()
+	return runCodexModel(t, bin, baseURL, codexModel, jsonl)
+}
+
+// runCodexModel is runCodex with model in Codex's config.
+func runCodexModel(t *testing.T, bin, baseURL, model string, jsonl bool) codexRun {
+	t.Helper()
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	codexHome := filepath.Join(root, "codex-home")
@@ -510,7 +516,7 @@ func runCodex(t *testing.T, bin, baseURL string, jsonl bool) codexRun {
 			t.Fatal(err)
 		}
 	}
-	config := fmt.Sprintf(configTOML, codexModel, baseURL, apiKeyEnv)
+	config := fmt.Sprintf(configTOML, model, baseURL, apiKeyEnv)
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
