@@ -125,7 +125,7 @@ func TestServeConfigHangup(t *testing.T) {
 	writeConfig(t, path, routeTo(a.URL))
 	p := startServeProcess(t, bin, "--config", path)
 
-	inFlight := streams(t, p.base, 3) // held by a
+	inFlight := streams(t, p.base, 10) // held by a
 	writeConfig(t, path, routeTo(b.URL))
 	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestServeConfigHangup(t *testing.T) {
 		t.Errorf("a request after the reload did not go to b:\n%s", body)
 	}
 	held.finish()
-	for range 3 {
+	for range 10 {
 		select {
 		case body := <-inFlight:
 			if !strings.Contains(body, "first last") && !strings.Contains(body, `"delta":"last"`) || lastEvent(body) != "response.completed" {
