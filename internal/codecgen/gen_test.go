@@ -54,6 +54,26 @@ func TestTableErrors(t *testing.T) {
 	}
 }
 
+// An item table with a kind the item codecs do not have, or a custom
+// field without its reading, is an error.
+func TestItemTableErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		items []item
+		want  string
+	}{
+		{"wire kind in an item", []item{{name: "A", tag: "TypeA", fields: []field{{key: "b", name: "B", kind: boolOpt}}}}, "not an item kind"},
+		{"custom without dec", []item{{name: "A", tag: "TypeA", fields: []field{{key: "b", name: "B", kind: custom, enc: "\t_ = 1"}}}}, "needs dec"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := generateItems(tt.items); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
 // lowerFirst keeps a leading initialism together.
 func TestLowerFirst(t *testing.T) {
 	for in, want := range map[string]string{"Message": "message", "ImageURL": "imageURL", "JSONSchema": "jsonSchema", "URL": "url", "x": "x"} {
