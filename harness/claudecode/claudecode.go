@@ -54,7 +54,18 @@
 //     output trimmed; failures the client reported wrapped in
 //     <tool_use_error>); developer messages only as the skills block (Full:
 //     a Skill reminder without file paths; Bare: as it is; child: none);
-//     a date reminder in the first user prompt; a task reminder after every
+//     in Full (not a child, not the variant fork) Claude Code 2.1.332's
+//     layout: the attribution reminder (attribution_reminder.tmpl) and,
+//     with project instructions, the project-memory reminder
+//     (memory_reminder.tmpl) lead the first user prompt, and a role
+//     "system" message with the environment (environment.tmpl: cwd, git
+//     state, platform, shell, model, date), carrying the turn's effort as
+//     its own output_config, follows it — the system prompt then has no
+//     environment; otherwise (Bare, a child, the variant fork) a date
+//     reminder leads the first user prompt and the Full system prompt
+//     carries its environment section (env_section.tmpl); the Responses
+//     and Chat wires append the environment text to the instructions
+//     instead of a mid-conversation system message; a task reminder after every
 //     ten steps without a task-list call (Full); one cache mark on the last
 //     non-empty text or tool_result block; a lone uncached user text as a
 //     string;
@@ -95,8 +106,10 @@ func Spec(name string) harness.Spec {
 		Name:        name,
 		Description: desc,
 		Wires:       []harness.Wire{harness.WireResponses, harness.WireChat, harness.WireMessages},
-		Request:     RequestGraph,
-		Bridge:      Bridge,
+		Routes: map[harness.Wire]harness.RouteKind{harness.WireResponses: harness.RouteClaudeCodeResponses,
+			harness.WireChat: harness.RouteClaudeCodeChat},
+		Request: RequestGraph,
+		Bridge:  Bridge,
 		Variants: []harness.VariantSpec{{Name: "request", Values: []string{VariantFork},
 			Doc: "fork sends the request of the Codex fork where it differs from Claude Code's"}},
 	}

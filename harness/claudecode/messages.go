@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -173,10 +174,14 @@ func UserID(session string) string {
 // messagesTexts are the prompt texts a Messages turn needs.
 type messagesTexts struct {
 	agent, date, todo, titleSystem string
-	heading, line, skillTag        string
-	skills                         func(lines []string) (string, error)
-	title                          func(text string) (string, error)
-	results                        claudestyle.Results
+	// attribution and memory (when the request carries project
+	// instructions) lead the first user prompt where the environment goes
+	// in a role "system" message (Shape.Environment).
+	attribution, memory     string
+	heading, line, skillTag string
+	skills                  func(lines []string) (string, error)
+	title                   func(text string) (string, error)
+	results                 claudestyle.Results
 }
 
 func loadMessagesTexts(env *harness.Env) (*messagesTexts, error) {
@@ -200,6 +205,11 @@ func loadMessagesTexts(env *harness.Env) (*messagesTexts, error) {
 	t.date = render("date_reminder", map[string]any{"heading": t.heading, "line": t.line, "date": env.Workspace.Date,
 		"memory": env.ProjectDocs})
 	t.todo = strings.TrimRight(render("todo_reminder", nil), "\n")
+	t.attribution = strings.TrimRight(render("attribution_reminder", map[string]any{
+		"modelName": ModelDisplayName(env.Request.Model), "model": env.Request.Model}), "\n")
+	if len(env.ProjectDocs) > 0 {
+		t.memory = strings.TrimRight(render("memory_reminder", map[string]any{"memory": env.ProjectDocs}), "\n")
+	}
 	t.titleSystem = strings.TrimRight(render("title_system", nil), "\n")
 	t.results = claudestyle.Results{EmptyBash: render("empty_output", nil), NoMatches: render("no_matches", nil),
 		ErrorFalse: []string{claudestyle.ToolBash}}
@@ -470,10 +480,16 @@ func titleRequest(req *protocol.ResponsesRequest, env *harness.Env, shape *Shape
 	return body.AppendJSON(nil)
 }
 
-// messagesEdit adds the date reminder to the first user prompt, the Full
-// profile's task reminders, and the billing block before the system blocks.
+// messagesEdit adds the first reminders and the environment message
+// (withEnvironment) where the shape has an environment text, else the date
+// reminder to the first user prompt; the Full profile's task reminders; and
+// the billing block before the system blocks.
 func messagesEdit(s *request.Shaping, body *anthropic.Request, shape *Shape, t *messagesTexts) error {
-	claudestyle.AddDateReminder(body.Messages, t.date, t.heading, t.line)
+	if shape.Environment != "" {
+		body.Messages = withEnvironment(body.Messages, shape.Environment, body.OutputConfig, t)
+	} else {
+		claudestyle.AddDateReminder(body.Messages, t.date, t.heading, t.line)
+	}
 	if shape.Profile == harness.ProfileFull && !shape.Child {
 		for _, i := range staleSteps(body.Messages) {
 			if i+1 < len(body.Messages) && body.Messages[i+1].Role == anthropic.RoleUser {
@@ -493,6 +509,41 @@ func messagesEdit(s *request.Shaping, body *anthropic.Request, shape *Shape, t *
 	block := anthropic.TextBlock(billing(shape, claudestyle.FirstUserText(s.Request.Input), "main", body.Model, msgs, tools))
 	body.System = anthropic.Blocks(append([]anthropic.Block{block}, body.System.Blocks...)...)
 	return nil
+}
+
+// withEnvironment lays out the first user prompt as Claude Code 2.1.332
+// does: the attribution reminder and, when the request carries project
+// instructions, the project-memory reminder before its first text; then,
+// right after that message, a role "system" message with the environment
+// text, carrying the turn's effort as its own output_config. It is one text
+// block when it is the last message (the cache mark then goes on it), a
+// plain string otherwise. Without a user prompt nothing changes.
+func withEnvironment(msgs []anthropic.Message, environment string, oc *anthropic.OutputConfig, t *messagesTexts) []anthropic.Message {
+	i := claudestyle.FirstPrompt(msgs)
+	if i < 0 {
+		return msgs
+	}
+	c := &msgs[i].Content
+	if c.Kind == anthropic.ContentText {
+		*c = anthropic.Blocks(anthropic.TextBlock(c.Text))
+	}
+	lead := []anthropic.Block{anthropic.TextBlock(t.attribution)}
+	if t.memory != "" {
+		lead = append(lead, anthropic.TextBlock(t.memory))
+	}
+	at := slices.IndexFunc(c.Blocks, func(b anthropic.Block) bool { return b.Type == anthropic.BlockText })
+	c.Blocks = slices.Insert(slices.Clone(c.Blocks), at, lead...)
+	env := anthropic.Message{Role: anthropic.RoleSystem, Content: anthropic.Text(environment)}
+	if i+1 == len(msgs) {
+		env.Content = anthropic.Blocks(anthropic.TextBlock(environment))
+	}
+	if oc != nil && oc.Effort != "" {
+		raw, err := json.Marshal(map[string]string{"effort": oc.Effort})
+		if err == nil {
+			env.Extra = anthropic.Extra{"output_config": raw}
+		}
+	}
+	return slices.Insert(msgs, i+1, env)
 }
 
 // taskTools are the calls that count as keeping the task list.

@@ -86,8 +86,15 @@ type Shape struct {
 	// differs from Claude Code 2.1.332's.
 	Fork bool
 	// System is the system prompt: the Messages wire's third system block,
-	// the instructions of the Responses and Chat wires.
+	// the instructions of the Responses and Chat wires (there followed by
+	// Environment).
 	System string
+	// Environment is the environment text (environment.tmpl) that Claude
+	// Code 2.1.332 sends as a role "system" message after the first user
+	// message: Full profile only, not for a child agent nor in the variant
+	// fork, whose system prompt carries its environment section
+	// (env_section.tmpl) instead. "" when there is none.
+	Environment string
 	// Tools are the tools, wire-neutral (name, description, schema).
 	Tools []request.Tool
 }
@@ -249,7 +256,9 @@ func withSchemaDraft(schema json.RawMessage) (json.RawMessage, error) {
 
 // systemPrompt renders the profile's system prompt: the child-agent prompt
 // for a child, "CWD/Date" for Bare, the long prompt for Full (naming Bash,
-// or PowerShell when there is no Bash tool).
+// or PowerShell when there is no Bash tool) — with its environment section
+// in the variant fork, and otherwise with the environment text apart
+// (s.Environment).
 func (s *Shape) systemPrompt(env *harness.Env) (string, error) {
 	w := env.Workspace
 	cwd := w.Cwd
@@ -273,9 +282,49 @@ func (s *Shape) systemPrompt(env *harness.Env) (string, error) {
 			shell = claudestyle.ToolBash
 		}
 		data["shell"], data["shellName"], data["git"], data["model"] = shell, shellName, "unknown", env.Request.Model
+		data["modelName"], data["environment"] = ModelDisplayName(env.Request.Model), ""
+		section := "environment"
+		if s.Fork {
+			section = "env_section"
+		}
+		text, err := env.Prompts.Render(harness.NameClaudeCode, section, data)
+		if err != nil {
+			return "", err
+		}
+		if s.Fork {
+			data["environment"] = strings.TrimRight(text, "\n")
+		} else {
+			s.Environment = strings.TrimRight(text, "\n")
+		}
 	}
 	text, err := env.Prompts.Render(harness.NameClaudeCode, name, data)
 	return strings.TrimRight(text, "\n"), err
+}
+
+// Instructions is the system prompt of the Responses and Chat wires: the
+// system prompt, then the environment text after a blank line when there
+// is one (those wires have no role "system" message after the first user
+// message that every server takes).
+func (s *Shape) Instructions() string {
+	if s.Environment == "" {
+		return s.System
+	}
+	return s.System + "\n\n" + s.Environment
+}
+
+// ModelDisplayName is the name Claude Code gives a model in its texts:
+// "Opus 5.5" for claude-opus-5-5, "Sonnet 4" for claude-sonnet-4-20250514;
+// the model id itself for a name that is not a Claude model's.
+func ModelDisplayName(model string) string {
+	family, major, minor, ok := ModelVersion(model)
+	if !ok {
+		return model
+	}
+	name := strings.ToUpper(family[:1]) + family[1:] + " " + strconv.Itoa(major)
+	if minor > 0 {
+		name += "." + strconv.Itoa(minor)
+	}
+	return name
 }
 
 // modelVersion matches Claude model names: claude-opus-4-6…, claude-opus-4.6,

@@ -107,7 +107,7 @@ func responsesGraph(shape *Shape) (*pipeline.Graph, error) {
 					return fmt.Errorf("no request to shape")
 				}
 				body := *s.Request
-				body.Instructions = shape.System
+				body.Instructions = shape.Instructions()
 				body.Tools = functionTools(shape)
 				body.Input = nativeInput(s.Request.Input)
 				data, err := body.MarshalJSON()
@@ -130,7 +130,7 @@ func chatRequest(req *protocol.ResponsesRequest, shape *Shape) *protocol.Respons
 	return &protocol.ResponsesRequest{
 		Store:             &store,
 		Model:             req.Model,
-		Instructions:      shape.System,
+		Instructions:      shape.Instructions(),
 		Input:             nativeInput(req.Input),
 		Tools:             functionTools(shape),
 		ToolChoice:        json.RawMessage(`"auto"`),
@@ -149,8 +149,8 @@ func chatGraph(env *harness.Env, shape *Shape) (*pipeline.Graph, error) {
 	return pipeline.New("request.claude-code.chat",
 		pipeline.StageNode(request.NodeSystem, request.Update(func(s *request.Shaping) error {
 			s.Request = chatRequest(s.Request, shape) // a new request; the client's is not changed
-			if shape.System != "" {
-				s.Transcript = append(s.Transcript, request.Message{Role: request.RoleSystem, Content: request.TextParts(shape.System)})
+			if text := shape.Instructions(); text != "" {
+				s.Transcript = append(s.Transcript, request.Message{Role: request.RoleSystem, Content: request.TextParts(text)})
 			}
 			return nil
 		}), pipeline.Describe("the claude-code Responses request; its instructions → the system message")),
