@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/harness/claudecode"
 	"github.com/harnessflow/harnessflow/prompts"
 )
 
@@ -130,7 +131,23 @@ func assign(harnessName, kind string, ts []Text, c *Capture) map[int]slot {
 		}
 		if len(sys) > 2 && ts[sys[2]].Where == "system[2]" {
 			out[sys[2]] = slot{template: "system", dateLayout: time.DateOnly, fields: map[string]string{
-				"cwd": "cwd", "date": "date", "platform": "platform", "model": "model", "shell": "shellName"}}
+				"cwd": "cwd", "date": "date", "platform": "platform", "model": "model", "shell": "shellName",
+				"model_name": "modelName"}}
+		}
+		// Claude Code 2.1.332: a role "system" message with the
+		// environment after the first user message, whose first part is
+		// the attribution reminder (harness/claudecode withEnvironment).
+		for _, i := range sys {
+			if strings.HasPrefix(ts[i].Where, "messages[") {
+				out[i] = slot{template: "environment", dateLayout: time.DateOnly, fields: map[string]string{
+					"cwd": "cwd", "date": "date", "platform": "platform", "model": "model", "shell": "shellName",
+					"model_name": "modelName"}}
+				break
+			}
+		}
+		if len(user) > 0 && ts[user[0]].Where == "messages[0].content[0]" {
+			out[user[0]] = slot{template: "attribution_reminder", fields: map[string]string{
+				"model": "model", "model_name": "modelName"}}
 		}
 	case "claude-code/title":
 		if len(sys) > 0 {
@@ -162,15 +179,43 @@ func assign(harnessName, kind string, ts []Text, c *Capture) map[int]slot {
 				break
 			}
 		}
+		dateAt := -1
 		for _, i := range user {
 			if i != setup && date != "" && strings.Contains(ts[i].Text, date) {
+				dateAt = i
 				out[i] = slot{template: "date_reminder", dateLayout: "Monday, January 2, 2006",
 					fields: map[string]string{"date": "Date"}}
 				break
 			}
 		}
+		// Qwen Code 0.24.4: the skills reminder before the setup, the
+		// deferred-tools reminder between the setup and the date
+		// (harness/qwencode Reminders).
+		if setup >= 0 {
+			for _, i := range user {
+				if _, taken := out[i]; taken {
+					continue
+				}
+				switch {
+				case i < setup && !assigned(out, "skills_reminder"):
+					out[i] = slot{template: "skills_reminder"}
+				case i > setup && (dateAt < 0 || i < dateAt) && !assigned(out, "tools_reminder"):
+					out[i] = slot{template: "tools_reminder"}
+				}
+			}
+		}
 	}
 	return out
+}
+
+// assigned reports whether a slot of out writes the template.
+func assigned(out map[int]slot, template string) bool {
+	for _, s := range out {
+		if s.template == template {
+			return true
+		}
+	}
+	return false
 }
 
 func joinTexts(ts []Text) string {
@@ -211,6 +256,11 @@ func (s slot) values(c *Capture, text, model string) ([]Value, []Unmapped) {
 	}
 	if f, ok := field("model"); ok && model != "" {
 		vals = append(vals, Value{Kind: "model", Field: f, Literal: model})
+	}
+	if f, ok := field("model_name"); ok && model != "" {
+		if name := claudecode.ModelDisplayName(model); name != model {
+			vals = append(vals, Value{Kind: "model_name", Field: f, Literal: name})
+		}
 	}
 	return vals, un
 }

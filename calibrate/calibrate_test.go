@@ -30,7 +30,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-const fakeModel = "fake-model-x1"
+// fakeModel is the fake agent's model: a Claude name (its display name
+// "Opus 7.1" is a template field too).
+const fakeModel = "claude-opus-7-1"
 
 func fakeAgent(mode string) int {
 	cwd, _ := os.Getwd()
@@ -74,8 +76,11 @@ func fakeAgent(mode string) int {
 		if os.Getenv("HF_FAKE_TASK") != "" {
 			user["content"].([]any)[1] = map[string]any{"type": "text", "text": os.Getenv("HF_FAKE_TASK")}
 		}
+		envMsg := map[string]any{"role": "system", "content": []any{map[string]any{"type": "text",
+			"text": "Synthetic environment.\nCwd: " + cwd + "\nPlatform: linux\nShell: " + shell + "\nModel " + fakeModel +
+				", called Opus 7.1 here.\nToday is " + date + "."}}}
 		body := map[string]any{"model": fakeModel, "max_tokens": 4242, "system": system,
-			"messages": []any{user}, "tools": []any{fakeTool("Bash"), fakeTool("Peek")}, "stream": true,
+			"messages": []any{user, envMsg}, "tools": []any{fakeTool("Bash"), fakeTool("Peek")}, "stream": true,
 			"metadata": map[string]any{"user_id": "u-1234"}}
 		hdr := map[string]string{"User-Agent": "fake-agent/1.2.3 (synthetic)", "X-App": "fake",
 			"X-Claude-Code-Session-Id": "0b8f7c1e-1111-4222-8333-944455556666"}
@@ -99,7 +104,9 @@ func fakeAgent(mode string) int {
 		body := map[string]any{"model": os.Getenv("OPENAI_MODEL"), "messages": []any{
 			map[string]any{"role": "system", "content": "Synthetic system prompt without per-turn values."},
 			map[string]any{"role": "user", "content": []any{
+				map[string]any{"type": "text", "text": "<system-reminder>\nSynthetic skills.\n</system-reminder>"},
 				map[string]any{"type": "text", "text": setup},
+				map[string]any{"type": "text", "text": "<system-reminder>\nSynthetic deferred tools.\n</system-reminder>"},
 				map[string]any{"type": "text", "text": "Synthetic date line: " + long + "."},
 				map[string]any{"type": "text", "text": CalibrateTask}}}},
 			"tools": []any{map[string]any{"type": "function", "function": fakeTool("run_shell_command")}}, "stream": false}
@@ -227,11 +234,21 @@ func TestCalibrateMessages(t *testing.T) {
 	for _, u := range cal.Unmapped {
 		unmapped = append(unmapped, u.What)
 	}
-	for _, w := range []string{"request 1 (main): system[0]", "request 1 (main): system[2]: home directory",
-		"request 1 (main): messages[0].content[0]"} {
+	for _, w := range []string{"request 1 (main): system[0]", "request 1 (main): system[2]: home directory"} {
 		if !containsString(unmapped, w) {
 			t.Errorf("unmapped lacks %q: %q", w, unmapped)
 		}
+	}
+	// The environment message and the first reminder (Claude Code 2.1.332's
+	// layout) have their templates, with the model's display name a field.
+	envTmpl, _ := pack.Text("claude-code", "environment")
+	for _, f := range []string{"{{.cwd}}", "{{.date}}", "{{.platform}}", "{{.shellName}}", "{{.model}}", "{{.modelName}}"} {
+		if !strings.Contains(envTmpl, f) {
+			t.Errorf("environment.tmpl lacks %s:\n%s", f, envTmpl)
+		}
+	}
+	if rem, _ := pack.Text("claude-code", "attribution_reminder"); rem != "<reminder>synthetic reminder</reminder>" {
+		t.Errorf("attribution_reminder.tmpl = %q", rem)
 	}
 	if !containsString(cal.PerRun, "header x-claude-code-session-id") || !containsString(cal.PerRun, "field metadata") {
 		t.Errorf("per run = %v", cal.PerRun)
@@ -260,6 +277,7 @@ func TestCalibrateMessages(t *testing.T) {
 	for field, want := range map[string]string{
 		"tools (names, order)": Same, "tool Bash": Same, "field max_tokens": Same, "header user-agent": Same,
 		"header x-app": Same, "text system[1]": Same, "text system[2]": Excepted, "text system[0]": Differs,
+		"text messages[0].content[0]": Same, "text messages[1].content[0]": Same,
 		"header x-claude-code-session-id": Excepted, "field metadata": Excepted, "title request": Same,
 	} {
 		if status[field] != want {
@@ -267,7 +285,7 @@ func TestCalibrateMessages(t *testing.T) {
 		}
 	}
 	if rep.Differences() == 0 {
-		t.Error("no differences reported (the billing block and reminders differ)")
+		t.Error("no differences reported (the billing block differs)")
 	}
 }
 
@@ -298,6 +316,12 @@ func TestCalibrateListing(t *testing.T) {
 	date, _ := pack.Text("qwen-code", "date_reminder")
 	if date != "Synthetic date line: {{.Date}}." {
 		t.Errorf("date_reminder.tmpl = %q", date)
+	}
+	for name, want := range map[string]string{"skills_reminder": "<system-reminder>\nSynthetic skills.\n</system-reminder>",
+		"tools_reminder": "<system-reminder>\nSynthetic deferred tools.\n</system-reminder>"} {
+		if got, _ := pack.Text("qwen-code", name); got != want {
+			t.Errorf("%s.tmpl = %q, want %q", name, got, want)
+		}
 	}
 	sys, _ := pack.Text("qwen-code", "system")
 	if sys != "Synthetic system prompt without per-turn values." {

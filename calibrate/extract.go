@@ -89,7 +89,8 @@ func Texts(wire string, body []byte, task string) []Text {
 // Value is a per-turn value found in a captured text and the template
 // field it becomes.
 type Value struct {
-	// Kind is what it is: cwd, date, platform, shell, model, listing.
+	// Kind is what it is: cwd, date, platform, shell, model, model_name
+	// (Claude Code's display name of the model, "Opus 5.5"), listing.
 	Kind string `json:"kind"`
 	// Field is the template field, e.g. "cwd" or "Cwd".
 	Field string `json:"field"`
