@@ -205,10 +205,12 @@ func loadMessagesTexts(env *harness.Env) (*messagesTexts, error) {
 	t.date = render("date_reminder", map[string]any{"heading": t.heading, "line": t.line, "date": env.Workspace.Date,
 		"memory": env.ProjectDocs})
 	t.todo = strings.TrimRight(render("todo_reminder", nil), "\n")
-	t.attribution = strings.TrimRight(render("attribution_reminder", map[string]any{
-		"modelName": ModelDisplayName(env.Request.Model), "model": env.Request.Model}), "\n")
+	// Like the date reminder, these keep their final newline (Claude Code
+	// 2.1.332 sends its first reminder so).
+	t.attribution = render("attribution_reminder", map[string]any{
+		"modelName": ModelDisplayName(env.Request.Model), "model": env.Request.Model})
 	if len(env.ProjectDocs) > 0 {
-		t.memory = strings.TrimRight(render("memory_reminder", map[string]any{"memory": env.ProjectDocs}), "\n")
+		t.memory = render("memory_reminder", map[string]any{"memory": env.ProjectDocs})
 	}
 	t.titleSystem = strings.TrimRight(render("title_system", nil), "\n")
 	t.results = claudestyle.Results{EmptyBash: render("empty_output", nil), NoMatches: render("no_matches", nil),
