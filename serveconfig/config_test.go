@@ -362,3 +362,20 @@ func TestCapsOverMergesVariants(t *testing.T) {
 		t.Errorf("Over changed the base's variants: %v", base.Variants)
 	}
 }
+
+func BenchmarkRoute(b *testing.B) {
+	c, err := Load(filepath.Join("testdata", "serve.toml"), testEnv())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, model := range []string{"qwen3-coder", "claude-sonnet-4-5", "org/some-model-not-listed"} {
+		b.Run(model, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Route(model); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -252,8 +252,8 @@ func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Reques
 		if r.Context().Err() != nil {
 			return nil, cancelled(w), "client_closed"
 		}
-		result, _ := attemptResult(err, 0)
-		if s.noteAttempt(r, x, result, 0, start, last) {
+		result, retryable := attemptResult(err, 0)
+		if s.noteAttempt(r, x, result, 0, start, retryable && !last) {
 			return nil, 0, outcomeRetry
 		}
 		if te, ok := errors.AsType[*TimeoutError](err); ok {
@@ -267,11 +267,11 @@ func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		page = htmlPage(resp)
 	}
-	result, _ := attemptResult(nil, resp.StatusCode)
+	result, retryable := attemptResult(nil, resp.StatusCode)
 	if page != "" {
-		result = attemptNotAStream
+		result, retryable = attemptNotAStream, true
 	}
-	if s.noteAttempt(r, x, result, resp.StatusCode, start, last) {
+	if s.noteAttempt(r, x, result, resp.StatusCode, start, retryable && !last) {
 		resp.Body.Close()
 		return nil, 0, outcomeRetry
 	}

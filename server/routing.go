@@ -148,10 +148,10 @@ func attemptResult(err error, status int) (string, bool) {
 }
 
 // noteAttempt counts and logs one upstream attempt of x (routed requests
-// only) and reports whether the request goes on to the next upstream: the
-// attempt failed in a way another upstream may answer, and it was not the
-// last.
-func (s *Server) noteAttempt(r *http.Request, x *exchange, result string, status int, start time.Time, last bool) bool {
+// only) and returns whether the request goes on to the next upstream: next
+// (the attempt failed in a way another upstream may answer, and was not the
+// last) for a routed request, false otherwise.
+func (s *Server) noteAttempt(r *http.Request, x *exchange, result string, status int, start time.Time, next bool) bool {
 	t := x.target
 	if t == nil || t.entry == "" {
 		return false
@@ -160,16 +160,14 @@ func (s *Server) noteAttempt(r *http.Request, x *exchange, result string, status
 	if result == attemptOK {
 		return false
 	}
-	_, retryable := attemptResult(nil, status)
-	retry := !last && (retryable || status == 0 || result == attemptNotAStream)
 	msg := "harnessflow upstream attempt failed"
-	if retry {
+	if next {
 		msg = "harnessflow upstream attempt failed; the request goes to the next upstream"
 	}
 	s.log.LogAttrs(r.Context(), slog.LevelWarn, msg, slog.String("path", r.URL.Path), slog.String("model_entry", t.entry),
 		slog.String("upstream", t.name), slog.String("result", result), slog.Int("upstream_status", status),
 		slog.Duration("duration", time.Since(start)))
-	return retry
+	return next
 }
 
 // streamOutcomes are the outcomes a stream ends with; any other counts as

@@ -378,7 +378,7 @@ upstreams = ["b"]
 // with; new requests use the new one at once; a broken file is refused and
 // the running config kept.
 func TestReloadUnderLoad(t *testing.T) {
-	const streams = 16
+	const streams = 32
 	// a answers slowly: its streams are in flight while the config changes.
 	a, b := newScripted(t, "A", 10), newScripted(t, "B", 0)
 	urls := map[string]string{"a": a.URL, "b": b.URL}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -168,5 +170,66 @@ func TestServeConfigHangup(t *testing.T) {
 	}
 	if code := p.wait(t, 10*time.Second); code != 0 {
 		t.Errorf("exit %d: %s", code, p.stderr.String())
+	}
+}
+
+// serve --config listens on every address of the file, routes by model
+// on each, and stops with exit 0 when its context ends.
+func TestServeConfigListenAddresses(t *testing.T) {
+	up := httptest.NewServer(scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "routed as {{model}}"}}}))
+	t.Cleanup(up.Close)
+	path := filepath.Join(t.TempDir(), "serve.toml")
+	writeConfig(t, path, "listen = [\"127.0.0.1:0\", \"127.0.0.1:0\"]\n[upstreams.up]\nbase_url = \""+up.URL+"/v1\"\n"+
+		"[[models]]\nname = \"gpt-*\"\nupstreams = [\"up\"]\nupstream_model = \"renamed\"\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr lockedBuffer
+	exit := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"serve", "--config", path}, nil, outW, &stderr)
+		outW.Close()
+		exit <- code
+	}()
+	addrs := make(chan []string, 1)
+	go func() {
+		re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+), (http://127\.0\.0\.1:\d+), routes from`)
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addrs <- m[1:]
+			}
+		}
+	}()
+	var bases []string
+	select {
+	case bases = <-addrs:
+	case code := <-exit:
+		t.Fatalf("serve exited with %d: %s", code, stderr.String())
+	case <-time.After(10 * time.Second):
+		t.Fatalf("serve printed no two addresses: %s", stderr.String())
+	}
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	for _, base := range bases {
+		resp, err := client.Post(base+"/v1/responses", "application/json", strings.NewReader(serveRequest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), "routed as renamed") || lastEvent(string(body)) != "response.completed" {
+			t.Errorf("%s: %s", base, body)
+		}
+	}
+	client.CloseIdleConnections()
+	cancel()
+	select {
+	case code := <-exit:
+		if code != exitOK {
+			t.Errorf("exit %d: %s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
 	}
 }
