@@ -497,3 +497,98 @@ upstream_model = "local-model-2"
 		t.Errorf("an entry without caps: %s", b)
 	}
 }
+
+// Each upstream gets its own key (Bearer, or x-api-key on the messages
+// wire), never the client's, and its extra headers.
+func TestRoutedCredentialsAndHeaders(t *testing.T) {
+	t.Setenv("HF_ROUTING_TEST_KEY_A", "sk-routing-test-a")
+	t.Setenv("HF_ROUTING_TEST_KEY_B", "sk-routing-test-b")
+	var mu sync.Mutex
+	seen := map[string]http.Header{}
+	record := func(name string, h http.Handler) *httptest.Server {
+		return newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen[name] = r.Header.Clone()
+			mu.Unlock()
+			h.ServeHTTP(w, r)
+		}))
+	}
+	a, b := record("a", scripted.New(nil)), record("b", scripted.New(nil))
+	p := newRouted(t, `
+[upstreams.a]
+base_url = "{{a}}/v1"
+api_key_env = "HF_ROUTING_TEST_KEY_A"
+headers = { "X-Title" = "harnessflow test", "HTTP-Referer" = "https://example.com" }
+[upstreams.b]
+base_url = "{{b}}/v1"
+wire = "messages"
+api_key_env = "HF_ROUTING_TEST_KEY_B"
+[[models]]
+name = "chat-model"
+upstreams = ["a"]
+[[models]]
+name = "claude-x"
+upstreams = ["b"]
+harness = "claude-code"
+`, map[string]string{"a": a.URL, "b": b.URL})
+	for _, model := range []string{"chat-model", "claude-x"} {
+		resp := p.post(t, "/v1/responses", ask(model), map[string]string{"Authorization": "Bearer sk-the-clients-own"})
+		if end := terminal(t, readSSE(t, resp.Body)); end.Name != "response.completed" {
+			t.Fatalf("%s: %s", model, end.Name)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	ha, hb := seen["a"], seen["b"]
+	if ha.Get("Authorization") != "Bearer sk-routing-test-a" || ha.Get("X-Title") != "harnessflow test" || ha.Get("Http-Referer") != "https://example.com" {
+		t.Errorf("upstream a got Authorization %q, X-Title %q, HTTP-Referer %q", ha.Get("Authorization"), ha.Get("X-Title"), ha.Get("Http-Referer"))
+	}
+	if hb.Get("X-Api-Key") != "sk-routing-test-b" || hb.Get("Authorization") != "" || hb.Get("X-Title") != "" {
+		t.Errorf("upstream b got x-api-key %q, Authorization %q, X-Title %q", hb.Get("X-Api-Key"), hb.Get("Authorization"), hb.Get("X-Title"))
+	}
+}
+
+// max_conns caps the connections to an upstream: requests over it wait
+// for one to be free.
+func TestRoutedMaxConns(t *testing.T) {
+	var active, peak atomic.Int64
+	h := scripted.New(&scripted.Script{DelayMS: 5, Turns: []scripted.Turn{{Text: "one at a time"}}})
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := active.Add(1)
+		defer active.Add(-1)
+		for {
+			old := peak.Load()
+			if n <= old || peak.CompareAndSwap(old, n) {
+				break
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	p := newRouted(t, "[upstreams.a]\nbase_url = \"{{a}}/v1\"\nmax_conns = 1\n[[models]]\nname = \"m\"\nupstreams = [\"a\"]\n",
+		map[string]string{"a": up.URL})
+	var wg sync.WaitGroup
+	texts := make([]string, 4)
+	for i := range texts {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodPost, p.ts.URL+"/v1/responses", strings.NewReader(ask("m")))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := p.client.Do(req)
+			if err != nil {
+				texts[i] = err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			texts[i] = string(body)
+		})
+	}
+	wg.Wait()
+	for i, text := range texts {
+		if !strings.Contains(text, "event: response.completed") {
+			t.Errorf("stream %d did not complete: %.300s", i, text)
+		}
+	}
+	if got := peak.Load(); got != 1 {
+		t.Errorf("the upstream served %d requests at once, want 1 (max_conns)", got)
+	}
+}
