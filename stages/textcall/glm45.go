@@ -137,8 +137,11 @@ type glmParser struct {
 	value   tagValue
 }
 
+// glmValue0 is a glm parser's value reader before its first value.
+var glmValue0 = newTagValue(glmValClose, false, glmConfirm)
+
 func newGLM(format string, cfg Config) *glmParser {
-	p := &glmParser{schemas: cfg.Schemas, value: newTagValue(glmValClose, false, glmConfirm)}
+	p := &glmParser{schemas: cfg.Schemas, value: glmValue0}
 	p.init(format, '<', p)
 	return p
 }

@@ -581,7 +581,8 @@ type tagValue struct {
 	obj      argObject          // the open call's arguments
 }
 
-// newTagValue returns the value reader for closeTag.
+// newTagValue returns the value reader for closeTag: a template a parser
+// copies (it shares held, which is never written).
 func newTagValue(closeTag string, trimNL bool, confirm func(string) Claim) tagValue {
 	v := tagValue{closeTag: closeTag, trimNL: trimNL, confirm: confirm, held: []string{closeTag}}
 	if trimNL {

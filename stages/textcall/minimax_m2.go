@@ -98,8 +98,11 @@ type mmParser struct {
 	value   tagValue
 }
 
+// mmValue0 is a minimax_m2 parser's value reader before its first value.
+var mmValue0 = newTagValue(mmParamEnd, true, mmConfirm)
+
 func newMiniMax(cfg Config) *mmParser {
-	p := &mmParser{schemas: cfg.Schemas, value: newTagValue(mmParamEnd, true, mmConfirm)}
+	p := &mmParser{schemas: cfg.Schemas, value: mmValue0}
 	p.init("minimax_m2", '<', p)
 	return p
 }
