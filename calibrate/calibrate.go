@@ -364,6 +364,10 @@ func Write(c *Capture, dir string) (*Calibration, error) {
 				cal.Unmapped = append(cal.Unmapped, Unmapped{What: from + ": home directory",
 					Why: "a per-run value no template field stands for; kept literal"})
 			}
+			if rel := kernelRelease(); rel != "" && strings.Contains(t.Text, rel) {
+				cal.Unmapped = append(cal.Unmapped, Unmapped{What: from + ": OS version " + rel,
+					Why: "this machine's kernel release, which no template field stands for (a proxy does not know the client's); kept literal"})
+			}
 			for _, what := range sortedKeys(perRun) {
 				if lit := perRun[what]; lit != "" && strings.Contains(rest, lit) {
 					cal.Unmapped = append(cal.Unmapped, Unmapped{What: from + ": " + what,
@@ -499,6 +503,17 @@ func (s slot) write(hdir, text string, c *Capture, model string) ([]Written, []U
 		out = append(out, Written{File: p.name + ".tmpl", Templated: used})
 	}
 	return out, un, nil
+}
+
+// kernelRelease is this machine's kernel release ("6.8.0-45-generic"),
+// which agents write into their environment texts; "" where it cannot be
+// read (not Linux).
+func kernelRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // renderWith renders a template with each used value's literal as its

@@ -78,7 +78,7 @@ func fakeAgent(mode string) int {
 		}
 		envMsg := map[string]any{"role": "system", "content": []any{map[string]any{"type": "text",
 			"text": "Synthetic environment.\nCwd: " + cwd + "\nPlatform: linux\nShell: " + shell + "\nModel " + fakeModel +
-				", called Opus 7.1 here.\nToday is " + date + "."}}}
+				", called Opus 7.1 here.\nKernel " + kernelRelease() + ".\nToday is " + date + "."}}}
 		body := map[string]any{"model": fakeModel, "max_tokens": 4242, "system": system,
 			"messages": []any{user, envMsg}, "tools": []any{fakeTool("Bash"), fakeTool("Peek")}, "stream": true,
 			"metadata": map[string]any{"user_id": "u-1234"}}
@@ -246,6 +246,9 @@ func TestCalibrateMessages(t *testing.T) {
 		if !strings.Contains(envTmpl, f) {
 			t.Errorf("environment.tmpl lacks %s:\n%s", f, envTmpl)
 		}
+	}
+	if rel := kernelRelease(); rel != "" && !containsString(unmapped, "request 1 (main): messages[1].content[0]: OS version "+rel) {
+		t.Errorf("the kernel release is not reported: %q", unmapped)
 	}
 	if rem, _ := pack.Text("claude-code", "attribution_reminder"); rem != "<reminder>synthetic reminder</reminder>" {
 		t.Errorf("attribution_reminder.tmpl = %q", rem)
