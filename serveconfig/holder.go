@@ -30,12 +30,23 @@ func (h *Holder) Config() *Config { return h.cur.Load() }
 // Load reads and validates the file at path and, when it is valid, makes it
 // the current configuration and returns it. A file that does not validate
 // leaves the current configuration in place and returns the error.
-func (h *Holder) Load(path string) (*Config, error) {
+func (h *Holder) Load(path string) (*Config, error) { return h.LoadChecked(path, nil) }
+
+// LoadChecked is Load with a check of the caller's (nil: none) that the
+// new configuration must pass too, before it replaces the current one:
+// settings the file validates alone, the caller's running state does not
+// allow (a server on a public address and a key without client keys).
+func (h *Holder) LoadChecked(path string, check func(next *Config) error) (*Config, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	c, err := Load(path, h.opts)
 	if err != nil {
 		return nil, err
+	}
+	if check != nil {
+		if err := check(c); err != nil {
+			return nil, err
+		}
 	}
 	h.cur.Store(c)
 	return c, nil

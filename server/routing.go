@@ -109,7 +109,7 @@ func (s *Server) Reload(path string) (*serveconfig.Config, error) {
 		return nil, errors.New("server: reload: the server runs without a routing config")
 	}
 	old := s.cfg.Routes.Config()
-	c, err := s.cfg.Routes.Load(path)
+	c, err := s.cfg.Routes.LoadChecked(path, s.checkReload)
 	if err != nil {
 		s.routing.reload(false)
 		s.log.LogAttrs(context.Background(), slog.LevelWarn, "harnessflow: configuration refused; the running one is kept",
@@ -125,6 +125,22 @@ func (s *Server) Reload(path string) (*serveconfig.Config, error) {
 	}
 	s.log.LogAttrs(context.Background(), slog.LevelInfo, "harnessflow: configuration reloaded", attrs...)
 	return c, nil
+}
+
+// checkReload refuses a configuration that would make a server serving a
+// non-loopback address an open relay of an upstream key (see CheckAddr):
+// keys the running server checks only at start.
+func (s *Server) checkReload(next *serveconfig.Config) error {
+	if !s.exposed.Load() || len(s.keys) > 0 || s.cfg.InsecureOpenRelay {
+		return nil
+	}
+	for _, u := range next.Upstreams {
+		if u.APIKey != "" {
+			return fmt.Errorf("server: reload: upstream %q has a key of its own, and this server serves a non-loopback address "+
+				"without client keys: anyone who reaches it could spend that key (client keys and insecure_open_relay take a restart)", u.Name)
+		}
+	}
+	return nil
 }
 
 // attemptResult is an attempt's result for the attempts counter, and

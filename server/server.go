@@ -390,6 +390,7 @@ type Server struct {
 	single  *target      // the upstream of Config.Upstream (nil with Config.Routes)
 	pool    upstreamPool // the clients of Config.Routes's upstreams (targets.go)
 	routing routeMetrics // what Config.Routes does, for /metrics
+	exposed atomic.Bool  // Serve serves a non-loopback address (routing.go's checkReload)
 	admit   *admission   // Config.MaxStreams (admission.go)
 
 	inflight atomic.Int64  // requests being served
@@ -497,6 +498,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.cfg.CheckAddr(ln.Addr()); err != nil {
 		ln.Close()
 		return err
+	}
+	if !IsLoopback(ln.Addr()) {
+		s.exposed.Store(true)
 	}
 	defer s.CloseIdleConnections()
 	// The requests' contexts outlive ctx: the shutdown ends them itself.
