@@ -66,8 +66,9 @@ func (b messagesBody) lastUserHas(s string) bool {
 
 // checkClaudeCodeBodies: a title request first (the title model, no
 // tools), then Claude Code's Messages requests: three system blocks led by
-// the billing block, the Full tool set with Bash, metadata.user_id, and in
-// the second request the Bash call shown as Bash with its result.
+// the billing block, the Full tool set with Bash, metadata.user_id, Claude
+// Code 2.1.332's message layout (checkLayout), and in the second request
+// the Bash call shown as Bash with its result.
 func checkClaudeCodeBodies(bodies [][]byte) error {
 	return checkClaude(bodies, "claude-code", []string{"Agent", "Bash", "Edit", "Glob", "Grep", "Read", "Write"})
 }
@@ -112,11 +113,43 @@ func checkClaude(bodies [][]byte, name string, tools []string) error {
 		if b.Metadata == nil || !strings.Contains(b.Metadata.UserID, `"session_id"`) || !b.Stream || b.ToolChoice != nil {
 			return fmt.Errorf("request %d: metadata %+v, stream %v, tool_choice %s", i+1, b.Metadata, b.Stream, b.ToolChoice)
 		}
+		if err := b.checkLayout(name); err != nil {
+			return fmt.Errorf("request %d: %w", i+1, err)
+		}
 	}
 	second, _ := decodeMessages(bodies[2])
 	if !second.lastUserHas(`"type":"tool_result"`) || !strings.Contains(string(bodies[2]), `"name":"Bash"`) ||
 		!strings.Contains(string(bodies[2]), "route ok") || strings.Contains(string(bodies[2]), "Chunk ID:") {
 		return errors.New("the second request does not show the Bash call and its unwrapped result")
+	}
+	return nil
+}
+
+// checkLayout checks the first messages of a claude-code request: in Full,
+// Claude Code 2.1.332's layout — the first user message led by the
+// attribution reminder, then a role "system" message with the environment
+// (the system prompt then has none); in Bare, the date reminder leads the
+// first user message.
+func (b messagesBody) checkLayout(name string) error {
+	if len(b.Messages) == 0 || b.Messages[0].Role != "user" {
+		return fmt.Errorf("%d messages, the first %+v; want the first user message first", len(b.Messages), b.Messages)
+	}
+	var parts []struct{ Text string }
+	_ = json.Unmarshal(b.Messages[0].Content, &parts) // a string content has no parts: caught below
+	if len(parts) < 2 || !strings.HasPrefix(parts[0].Text, "<system-reminder>\n") {
+		return fmt.Errorf("the first user message is not led by a reminder: %s", b.Messages[0].Content)
+	}
+	if name == "claude-code-bare" {
+		if !strings.Contains(parts[0].Text, "# currentDate") {
+			return fmt.Errorf("Bare's first reminder is not the date reminder: %q", parts[0].Text)
+		}
+		return nil
+	}
+	if strings.Contains(parts[0].Text, "# currentDate") || len(b.Messages) < 2 || b.Messages[1].Role != "system" ||
+		!strings.Contains(string(b.Messages[1].Content), "Working directory: ") ||
+		strings.Contains(b.System[2].Text, "Working directory: ") {
+		return fmt.Errorf("not Claude Code 2.1.332's layout (the attribution reminder, then the environment as a system message): first reminder %q, messages %.300v",
+			parts[0].Text, b.Messages)
 	}
 	return nil
 }

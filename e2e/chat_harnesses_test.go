@@ -65,8 +65,8 @@ func checkKimiCLIBody(body []byte) error {
 }
 
 // checkQwenCodeBody: qwen-code's system prompt, then the first user
-// message led by the setup and date reminders, max_tokens 32000 (Qwen Code
-// 0.24.4 as captured).
+// message led by four reminders — skills, setup, deferred tools, date —
+// before the task, max_tokens 32000 (Qwen Code 0.24.4 as captured).
 func checkQwenCodeBody(body []byte) error {
 	b, err := decodeChat(body)
 	if err != nil {
@@ -76,9 +76,17 @@ func checkQwenCodeBody(body []byte) error {
 		return errors.New("the first message is not qwen-code's system prompt")
 	}
 	var parts []struct{ Type, Text string }
-	if err := json.Unmarshal(b.Messages[1].Content, &parts); err != nil || len(parts) < 3 ||
-		!strings.HasPrefix(parts[0].Text, "<system-reminder>") || !strings.Contains(parts[0].Text, "Qwen Code") {
-		return fmt.Errorf("the first user message does not start with the setup reminder: %s", b.Messages[1].Content)
+	if err := json.Unmarshal(b.Messages[1].Content, &parts); err != nil || len(parts) < 5 {
+		return fmt.Errorf("the first user message is not four reminders and the task: %s", b.Messages[1].Content)
+	}
+	for i, p := range parts[:4] {
+		if !strings.HasPrefix(p.Text, "<system-reminder>") {
+			return fmt.Errorf("part %d of the first user message is not a reminder: %q", i, p.Text)
+		}
+	}
+	if !strings.Contains(parts[0].Text, "skill") || !strings.Contains(parts[1].Text, "Qwen Code") ||
+		!strings.Contains(parts[2].Text, "tool_search") {
+		return fmt.Errorf("the reminders are not skills, setup, deferred tools: %q, %q, %q", parts[0].Text, parts[1].Text, parts[2].Text)
 	}
 	if b.Messages[1].Role != "user" || b.MaxTokens != 32000 {
 		return fmt.Errorf("second message %s, max_tokens %d; want the first user message and 32000", b.Messages[1].Role, b.MaxTokens)
@@ -99,6 +107,10 @@ func checkOpenCodeBodies(bodies [][]byte) error {
 	}
 	if len(title.Tools) != 0 || len(title.Messages) != 3 || title.Messages[0].Role != "system" {
 		return fmt.Errorf("the first request is not the title request:\n%s", bodies[0])
+	}
+	var titleSystem string
+	if err := json.Unmarshal(title.Messages[0].Content, &titleSystem); err != nil || !strings.HasSuffix(titleSystem, "\n") {
+		return fmt.Errorf("the title prompt does not keep its final newline as opencode 1.18 sends it: %.40q… (%v)", titleSystem, err)
 	}
 	main, err := decodeChat(bodies[1])
 	if err != nil {
