@@ -13,8 +13,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
-	"sync"
 
 	"github.com/harnessflow/harnessflow/harness/bridge"
 	"github.com/harnessflow/harnessflow/pipeline"
@@ -78,34 +76,31 @@ type Spec struct {
 	// Variants are the harness's variant dimensions; a variant string
 	// naming anything else is refused ([Spec.CheckVariant]).
 	Variants []VariantSpec
+	// RouteName is the harness in the routing matrix's notation
+	// (docs/routing.md#harness-names-and-variants), e.g. "KimiCli"; empty
+	// means Name in CamelCase ("mini-swe-agent" → "MiniSweAgent").
+	RouteName string
+	// Routes gives the route kind of a wire of Wires where it is not the
+	// usual one (chat: ChatHarness, messages: MessagesHarness); the
+	// responses wire must be given. Every other wire is served as native
+	// ([Resolve]).
+	Routes map[Wire]RouteKind
 }
 
 // Supports reports whether the harness shapes requests for w itself.
 func (s Spec) Supports(w Wire) bool { return slices.Contains(s.Wires, w) }
 
-var (
-	mu       sync.RWMutex
-	registry = map[string]Spec{}
-)
-
-// Register adds s to the registry. An empty name, a missing request graph
-// or a name registered twice is an error.
+// Register adds s to the process registry ([Default]). An empty name, a
+// missing request graph, a bad variant declaration or a name registered
+// twice is an error.
 func Register(s Spec) error {
-	if s.Name == "" {
-		return fmt.Errorf("harness: register: empty name")
-	}
-	if s.Request == nil {
-		return fmt.Errorf("harness: register %q: no request graph", s.Name)
-	}
-	if err := s.checkVariants(); err != nil {
-		return fmt.Errorf("harness: register %q: %w", s.Name, err)
-	}
 	mu.Lock()
 	defer mu.Unlock()
-	if _, dup := registry[s.Name]; dup {
-		return fmt.Errorf("harness: register %q: already registered", s.Name)
+	r, err := Default().With(s)
+	if err != nil {
+		return err
 	}
-	registry[s.Name] = s
+	current.Store(r)
 	return nil
 }
 
@@ -117,34 +112,18 @@ func MustRegister(s Spec) {
 	}
 }
 
-// Lookup returns the harness called name ("" means native).
-func Lookup(name string) (Spec, bool) {
-	if name == "" {
-		name = NativeName
-	}
-	mu.RLock()
-	defer mu.RUnlock()
-	s, ok := registry[name]
-	return s, ok
-}
+// Lookup returns the harness called name ("" means native) in the process
+// registry.
+func Lookup(name string) (Spec, bool) { return Default().Lookup(name) }
 
-// All returns every registered harness, sorted by name.
-func All() []Spec {
-	mu.RLock()
-	defer mu.RUnlock()
-	out := make([]Spec, 0, len(registry))
-	for _, s := range registry {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
+// All returns every harness of the process registry, sorted by name.
+func All() []Spec { return Default().All() }
 
 // RouteWires lists the wires on which a harness config name has a route
 // (docs/routing.md#routing-matrix), whichever harness serves it.
 func RouteWires(name string) []Wire {
 	var ws []Wire
-	for _, w := range Wires {
+	for _, w := range wire.All() {
 		if _, err := Resolve(w, name); err == nil {
 			ws = append(ws, w)
 		}

@@ -53,6 +53,16 @@ type Config struct {
 	ToolFormat string
 	// TextCalls, when set, is told of every text tool-call outcome.
 	TextCalls func(format, outcome string)
+	// Registry holds the harnesses the turn may use; nil means the
+	// process registry ([Default]).
+	Registry *Registry
+}
+
+func (c Config) registry() *Registry {
+	if c.Registry == nil {
+		return Default()
+	}
+	return c.Registry
 }
 
 // modelCaps is the model table's entry for model with the configured
@@ -107,11 +117,12 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 		req = &protocol.ResponsesRequest{}
 	}
 	wire := cfg.wire()
-	route, err := Resolve(wire, name)
+	reg := cfg.registry()
+	route, err := reg.Resolve(wire, name)
 	if err != nil {
 		return nil, err
 	}
-	spec, ok := Lookup(route.Harness)
+	spec, ok := reg.Lookup(route.Harness)
 	if !ok {
 		return nil, fmt.Errorf("harness %q (route %s) is not available in this build", route.Harness, route)
 	}

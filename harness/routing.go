@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -87,6 +88,9 @@ func (e *RouteError) Error() string {
 }
 
 // The harness config names (docs/routing.md#harness-names-and-variants).
+// A harness package registers its spec under its name; the names of the
+// fork's harnesses this build has no package for are routed by
+// [forkRules].
 const (
 	NameClaudeCode     = "claude-code"
 	NameClaudeCodeBare = "claude-code-bare"
@@ -104,28 +108,88 @@ const (
 	NameTerminus2      = "terminus-2"
 )
 
-// variants maps the config names to their variant names (docs/routing.md#harness-names-and-variants).
-var variants = map[string]string{
-	NameClaudeCode:     "ClaudeCode",
-	NameClaudeCodeBare: "ClaudeCodeBare",
-	NameDeepSeekTUI:    "DeepSeekTui",
-	NameKimiCode:       "KimiCode",
-	NameKimiCLI:        "KimiCli",
-	NameZCode:          "ZCode",
-	NameMinimal:        "Minimal",
-	NameLittleCoder:    "LittleCoder",
-	NameMiniSWEAgent:   "MiniSweAgent",
-	NameOpenCode:       "OpenCode",
-	NamePi:             "Pi",
-	NameQwenCode:       "QwenCode",
-	NameSWEAgent:       "SweAgent",
-	NameTerminus2:      "Terminus2",
+// forkRule is a routing rule of the fork (docs/routing.md#routing-matrix)
+// that does not follow from the registered specs.
+type forkRule struct {
+	// Name is the harness config name.
+	Name string
+	// RouteName is its name in the matrix, for a name no package of this
+	// build registers.
+	RouteName string
+	// Unbuilt marks a harness of the fork this build has no package for:
+	// the matrix still routes the chat wire to it (Prepare then says it
+	// is not in this build).
+	Unbuilt bool
+	// Profile is the claude-code profile the name selects, on every wire.
+	Profile string
+	// MessagesRouteName replaces the route name on the messages wire.
+	MessagesRouteName string
 }
 
-// KnownNames lists the harness config names of docs/routing.md#harness-names-and-variants (without native).
-func KnownNames() []string {
-	return []string{NameClaudeCode, NameClaudeCodeBare, NameDeepSeekTUI, NameKimiCode, NameKimiCLI, NameZCode,
-		NameMinimal, NameLittleCoder, NameMiniSWEAgent, NameOpenCode, NamePi, NameQwenCode, NameSWEAgent, NameTerminus2}
+// forkRules is the table of exceptions: the routing rules of the fork the
+// specs do not give.
+func forkRules() []forkRule {
+	return []forkRule{
+		{Name: NameClaudeCode, Profile: ProfileFull, MessagesRouteName: "ClaudeCode"},
+		{Name: NameClaudeCodeBare, Profile: ProfileBare, MessagesRouteName: "ClaudeCode"},
+		{Name: NameDeepSeekTUI, RouteName: "DeepSeekTui", Unbuilt: true},
+		{Name: NameKimiCode, RouteName: "KimiCode", Unbuilt: true},
+		{Name: NameLittleCoder, RouteName: "LittleCoder", Unbuilt: true},
+		{Name: NamePi, RouteName: "Pi", Unbuilt: true},
+	}
+}
+
+// rule returns the fork rule of a config name.
+func rule(name string) (forkRule, bool) {
+	for _, r := range forkRules() {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return forkRule{}, false
+}
+
+// camel writes a config name in the matrix's notation: "kimi-cli" →
+// "KimiCli".
+func camel(name string) string {
+	b := make([]byte, 0, len(name))
+	up := true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '-' || c == '_' {
+			up = true
+			continue
+		}
+		if up && 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up = false
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+// KnownNames lists the harness config names of the routing matrix
+// (docs/routing.md#harness-names-and-variants) without native: the
+// registered harnesses and the fork's harnesses this build lacks, sorted.
+func KnownNames() []string { return Default().KnownNames() }
+
+// KnownNames lists the config names r routes to a harness (without
+// native), sorted.
+func (r *Registry) KnownNames() []string {
+	var names []string
+	for _, s := range r.All() {
+		if !isNative(s.Name) {
+			names = append(names, s.Name)
+		}
+	}
+	for _, f := range forkRules() {
+		if _, ok := r.Lookup(f.Name); !ok && f.Unbuilt {
+			names = append(names, f.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // isNative reports whether a config name selects the native translation: ""
@@ -135,73 +199,86 @@ func isNative(name string) bool { return name == "" || name == NativeName }
 // Variant returns the variant (docs/routing.md#harness-names-and-variants) of a harness config name: "Native"
 // for "" and "native", "ClaudeCode", "KimiCli", … for the known names, and
 // "Other(name)" for any other string. Names are matched exactly.
-func Variant(name string) string {
+func Variant(name string) string { return Default().Variant(name) }
+
+// Variant is [Variant] for the harnesses of r.
+func (r *Registry) Variant(name string) string {
 	if isNative(name) {
 		return "Native"
 	}
-	if v, ok := variants[name]; ok {
-		return v
+	if s, ok := r.Lookup(name); ok {
+		if s.RouteName != "" {
+			return s.RouteName
+		}
+		if f, ok := rule(name); ok && f.RouteName != "" {
+			return f.RouteName
+		}
+		return camel(name)
+	}
+	if f, ok := rule(name); ok && f.Unbuilt {
+		return f.RouteName
 	}
 	return "Other(" + name + ")"
 }
 
 // Resolve returns how the pair (wire, harness config name) is served
-// (docs/routing.md#routing-matrix). harness "" or "native" is the native translation; a known name
-// gets its row of the matrix; any other name is Other(name) and is served
-// like native, except that the messages wire is refused. On the responses
-// wire only claude-code and claude-code-bare change anything.
-func Resolve(wire Wire, harness string) (Route, error) {
-	if _, err := ParseWire(string(wire)); err != nil {
+// (docs/routing.md#routing-matrix) by the process registry.
+func Resolve(wire Wire, harness string) (Route, error) { return Default().Resolve(wire, harness) }
+
+// Resolve returns how the pair (wire, harness config name) is served
+// (docs/routing.md#routing-matrix). A registered harness serves the wires
+// of its spec (route kind: Spec.Routes, else ChatHarness on chat and
+// MessagesHarness on messages); a harness of the fork this build lacks is
+// routed to on the chat wire; everything else — "" and "native", a
+// harness on a wire it does not shape, and any other name, Other(name) —
+// is served as native on the responses and chat wires and refused on the
+// messages wire. The claude-code names keep their profile on every wire
+// and are MessagesHarness(ClaudeCode) on messages ([forkRules]).
+func (r *Registry) Resolve(w Wire, harness string) (Route, error) {
+	if _, err := ParseWire(string(w)); err != nil {
 		return Route{}, fmt.Errorf("harness: resolve: %w", err)
 	}
-	r := Route{Wire: wire, Variant: Variant(harness)}
-	native := func(kind RouteKind) (Route, error) {
-		r.Kind, r.Harness = kind, NativeName
-		return r, nil
+	route := Route{Wire: w, Variant: r.Variant(harness)}
+	if !isNative(harness) {
+		f, hasRule := rule(harness)
+		if s, ok := r.Lookup(harness); ok && s.Supports(w) {
+			route.Kind, route.Harness = s.routeKind(w), harness
+			if hasRule {
+				route.Profile = f.Profile
+				if w == WireMessages && f.MessagesRouteName != "" {
+					route.Variant = f.MessagesRouteName
+				}
+			}
+			return route, nil
+		}
+		if _, ok := r.Lookup(harness); !ok && hasRule && f.Unbuilt && w == WireChat {
+			route.Kind, route.Harness = RouteChatHarness, harness
+			return route, nil
+		}
 	}
-	switch harness {
-	case NameClaudeCode, NameClaudeCodeBare:
-		r.Harness, r.Profile = harness, ProfileFull
-		if harness == NameClaudeCodeBare {
-			r.Profile = ProfileBare
-		}
-		switch wire {
-		case WireResponses:
-			r.Kind = RouteClaudeCodeResponses
-		case WireChat:
-			r.Kind = RouteClaudeCodeChat
-		default:
-			r.Kind, r.Variant = RouteMessagesHarness, variants[NameClaudeCode]
-		}
-		return r, nil
-	case NameZCode:
-		switch wire {
-		case WireResponses:
-			return native(RouteResponsesAPI)
-		case WireChat:
-			return native(RouteChatCompletionsCompat)
-		}
-		r.Kind, r.Harness = RouteMessagesHarness, harness
-		return r, nil
-	}
-	if _, named := variants[harness]; named {
-		switch wire {
-		case WireResponses:
-			return native(RouteResponsesAPI)
-		case WireChat:
-			r.Kind, r.Harness = RouteChatHarness, harness
-			return r, nil
-		}
-		return Route{}, &RouteError{Wire: wire, Harness: harness}
-	}
-	// Native, or Other(x).
-	switch wire {
+	switch w {
 	case WireResponses:
-		return native(RouteResponsesAPI)
+		route.Kind, route.Harness = RouteResponsesAPI, NativeName
+		return route, nil
 	case WireChat:
-		return native(RouteChatCompletionsCompat)
+		route.Kind, route.Harness = RouteChatCompletionsCompat, NativeName
+		return route, nil
 	}
-	return Route{}, &RouteError{Wire: wire, Harness: harness}
+	return Route{}, &RouteError{Wire: w, Harness: harness}
+}
+
+// routeKind is the route kind of a wire the spec shapes.
+func (s Spec) routeKind(w Wire) RouteKind {
+	if k, ok := s.Routes[w]; ok {
+		return k
+	}
+	switch w {
+	case WireChat:
+		return RouteChatHarness
+	case WireMessages:
+		return RouteMessagesHarness
+	}
+	return ""
 }
 
 // UnknownHarnessError is the error for a harness name this build does not
@@ -279,7 +356,8 @@ func CheckName(name string) error {
 	for _, s := range all {
 		e.Available = append(e.Available, s.Name)
 	}
-	_, e.Unbuilt = variants[name]
+	f, _ := rule(name)
+	e.Unbuilt = f.Unbuilt
 	if !e.Unbuilt {
 		e.Nearest = nearest(name, e.Available)
 	}

@@ -151,6 +151,7 @@ func Spec() harness.Spec {
 		Name:        harness.NameOpenCode,
 		Description: "opencode: its prompt and fixed tool set bridged onto the client's shell, JSON-quoted user text, a title request on the first turn",
 		Wires:       []harness.Wire{harness.WireChat},
+		RouteName:   "OpenCode",
 		Request:     RequestGraph,
 		Bridge:      Table(),
 		Variants: []harness.VariantSpec{{Name: "request", Values: []string{VariantFork},

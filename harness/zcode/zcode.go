@@ -75,6 +75,7 @@ func Spec() harness.Spec {
 		Name:        harness.NameZCode,
 		Description: "ZCode on an Anthropic Messages server: three system blocks, its fourteen tools, Messages history",
 		Wires:       []harness.Wire{harness.WireMessages},
+		RouteName:   "ZCode",
 		Request:     RequestGraph,
 		Bridge:      Bridge,
 	}
