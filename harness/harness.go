@@ -55,9 +55,9 @@ type Spec struct {
 	// Description is one line for `harnessflow harnesses`.
 	Description string
 	// Wires lists the upstream wires whose requests the harness shapes
-	// itself. The routing matrix (Resolve) must agree: a test checks that
-	// every wire listed routes to the harness, and no other. Plan calls
-	// Request for these wires only, so a request graph need not check.
+	// itself; the routing matrix ([Resolve]) follows from it, and Plan
+	// calls Request for these wires only, so a request graph need not
+	// check.
 	Wires []Wire
 	// Request builds the request-direction graph for env.Wire. Its input is
 	// *request.Shaping and its output request.Shaped.
