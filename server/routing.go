@@ -56,7 +56,11 @@ func (s *Server) targets(w http.ResponseWriter, x *exchange, req *protocol.Respo
 	for _, a := range route.Attempts {
 		u := a.Upstream
 		if x.harness != "" {
-			if err := harness.CheckRoute(u.Wire, x.harness); err != nil {
+			err := harness.CheckRoute(u.Wire, x.harness)
+			if err == nil {
+				_, err = harness.Resolve(u.Wire, x.harness)
+			}
+			if err != nil {
 				refused = cmp.Or(refused, err)
 				continue // a harness this upstream's wire does not serve: the next may
 			}

@@ -206,8 +206,29 @@ func TestRoutedHarnessPath(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("kimi-cli on a messages upstream: HTTP %d, want 400", resp.StatusCode)
 	}
-	if msg, _ := errorBody(t, resp); !strings.Contains(msg, "kimi-cli") {
+	if msg, _ := errorBody(t, resp); !strings.Contains(msg, `model "claude-x": wire_api = "messages" is not supported by harness = "kimi-cli"`) {
 		t.Errorf("kimi-cli on a messages upstream: %q", msg)
+	}
+	if n := b.requests.Load(); n != 0 {
+		t.Errorf("the messages upstream was asked %d times", n)
+	}
+
+	// An entry whose first upstream's wire the harness does not serve: the
+	// next upstream serves it.
+	p = newRouted(t, `
+[upstreams.a]
+base_url = "{{a}}/v1"
+[upstreams.b]
+base_url = "{{b}}/v1"
+wire = "messages"
+[[models]]
+name = "both"
+upstreams = ["b", "a"]
+harness = "claude-code"
+`, map[string]string{"a": a.URL, "b": b.URL})
+	resp = p.post(t, "/h/kimi-cli/v1/responses", ask("both"), nil)
+	if evs := readSSE(t, resp.Body); answer(evs) != "A served both" {
+		t.Errorf("kimi-cli on an entry whose first upstream speaks messages: %q", answer(evs))
 	}
 }
 
