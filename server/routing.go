@@ -190,20 +190,22 @@ func (s *Server) noteAttempt(r *http.Request, x *exchange, result string, status
 	return next
 }
 
-// streamOutcomes are the outcomes a stream ends with; any other counts as
-// failed.
-var streamOutcomes = map[string]bool{"completed": true, "incomplete": true, "failed": true, "client_closed": true, "shutdown": true}
+// streamOutcome is the outcome a stream is counted with: its own, or
+// failed for a failure after it was set up.
+func streamOutcome(outcome string) string {
+	switch outcome {
+	case "completed", "incomplete", "failed", "client_closed", "shutdown":
+		return outcome
+	}
+	return "failed"
+}
 
 // endRouted counts a routed stream's end by upstream and model entry.
 func (s *Server) endRouted(x *exchange) {
 	if x.stream == nil || x.target == nil || x.target.entry == "" {
 		return
 	}
-	outcome := x.outcome
-	if !streamOutcomes[outcome] {
-		outcome = "failed"
-	}
-	s.routing.stream(x.target.name, x.target.entry, outcome)
+	s.routing.stream(x.target.name, x.target.entry, streamOutcome(x.outcome))
 }
 
 // routedModels lists the exact model names of the routing config (a
