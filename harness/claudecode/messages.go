@@ -229,23 +229,25 @@ func loadMessagesTexts(env *harness.Env) (*messagesTexts, error) {
 	return t, nil
 }
 
-// MessagesPolicy is the flatten policy of the Messages wire: assistant
+// MessagesPolicy returns the flatten policy of the Messages wire: assistant
 // texts, signed reasoning and calls merged into one turn; user turns
 // deferred while calls are open; calls never answered aborted; contextual
 // user messages left out; trailing reasoning dropped; bridged calls shown
 // as the native calls, Edit inputs normalized.
-var MessagesPolicy = request.FlattenPolicy{
-	Defer:                 true,
-	Developer:             request.DeveloperAsUser,
-	SkipContextual:        true,
-	DropTrailingReasoning: true,
-	CallName:              func(_, name string) string { return name },
-	MapCall: func(c *request.Call) {
-		reverse(c)
-		if c.Name == claudestyle.ToolEdit {
-			c.Arguments = normalizeEdit(c.Arguments)
-		}
-	},
+func MessagesPolicy() *request.FlattenPolicy {
+	return &request.FlattenPolicy{
+		Defer:                 true,
+		Developer:             request.DeveloperAsUser,
+		SkipContextual:        true,
+		DropTrailingReasoning: true,
+		CallName:              func(_, name string) string { return name },
+		MapCall: func(c *request.Call) {
+			reverse(c)
+			if c.Name == claudestyle.ToolEdit {
+				c.Arguments = normalizeEdit(c.Arguments)
+			}
+		},
+	}
 }
 
 var reverse = claudestyle.ReverseCall(Bridge)
@@ -330,7 +332,7 @@ func messagesGraph(env *harness.Env, shape *Shape) (*pipeline.Graph, error) {
 			if err != nil {
 				return err
 			}
-			s.Transcript, err = request.Flatten(s.Transcript, items, &MessagesPolicy, nil)
+			s.Transcript, err = request.Flatten(s.Transcript, items, MessagesPolicy(), nil)
 			return err
 		}), pipeline.Describe("history → Messages transcript (merged turns, signed thinking, native calls)")),
 		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {

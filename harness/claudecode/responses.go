@@ -155,7 +155,7 @@ func chatGraph(env *harness.Env, shape *Shape) (*pipeline.Graph, error) {
 			return nil
 		}), pipeline.Describe("the claude-code Responses request; its instructions → the system message")),
 		request.ToolsNode(opts),
-		request.HistoryNode(opts, &request.NativePolicy),
+		request.HistoryNode(opts, request.NativePolicy()),
 		request.OptionsNode(opts),
 		request.ProviderNode(opts),
 		request.EncodeNode(),

@@ -100,7 +100,7 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 			return nil
 		}}, "model, max_tokens 32000, prompt_cache_key, stream with usage, thinking/effort table"),
 		request.ProviderNode(opts),
-		request.ChatEncodeNode(kimistyle.Style),
+		request.ChatEncodeNode(kimistyle.Style()),
 	)
 }
 

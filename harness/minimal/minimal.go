@@ -45,22 +45,26 @@ func Spec() harness.Spec {
 	}
 }
 
-// Policy is the minimal harness's flatten policy.
-var Policy = request.FlattenPolicy{
-	Text:                  request.TextImmediate,
-	TextJoin:              "\n",
-	Unanswered:            request.UnansweredKeep,
-	Developer:             request.DeveloperAsUser,
-	SkipContextual:        true,
-	BlankCallContent:      true,
-	DropTrailingReasoning: true,
-	CallName:              func(_, name string) string { return name },
-	LocalShellName:        "bash",
-	LocalShellArguments:   bashArguments,
+// Policy returns the minimal harness's flatten policy.
+func Policy() *request.FlattenPolicy {
+	return &request.FlattenPolicy{
+		Text:                  request.TextImmediate,
+		TextJoin:              "\n",
+		Unanswered:            request.UnansweredKeep,
+		Developer:             request.DeveloperAsUser,
+		SkipContextual:        true,
+		BlankCallContent:      true,
+		DropTrailingReasoning: true,
+		CallName:              func(_, name string) string { return name },
+		LocalShellName:        "bash",
+		LocalShellArguments:   bashArguments,
+	}
 }
 
-// Style is the minimal harness's chat rendering.
-var Style = request.ChatStyle{ImageDetail: true, AudioText: request.OmittedAudio, OutputParts: true}
+// Style returns the minimal harness's chat rendering.
+func Style() request.ChatStyle {
+	return request.ChatStyle{ImageDetail: true, AudioText: request.OmittedAudio, OutputParts: true}
+}
 
 // RequestGraph returns the minimal request graph for env.Wire (chat only):
 // request.system → request.tools → request.history → request.options →
@@ -76,7 +80,7 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 	return pipeline.New("request.minimal",
 		request.FixedSystemNode(system),
 		request.FunctionToolsNode(),
-		request.HistoryNode(opts, &Policy),
+		request.HistoryNode(opts, Policy()),
 		request.ChatBodyNode(request.ChatBody{Stream: true, Edit: func(s *request.Shaping) error {
 			if toggle {
 				s.Body.Thinking = request.ThinkingSwitch(s.Request)
@@ -84,7 +88,7 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 			return nil
 		}}, "model, stream with usage, thinking for thinking-toggle models"),
 		request.ProviderNode(opts),
-		request.ChatEncodeNode(Style),
+		request.ChatEncodeNode(Style()),
 	)
 }
 

@@ -113,14 +113,14 @@ func Spec() harness.Spec {
 	}
 }
 
-// Style is qwen-code's chat rendering: the kimi family's, with string tool
+// Style returns qwen-code's chat rendering: the kimi family's, with string tool
 // results sent as one text part and reasoning without trailing newlines.
-var Style = func() request.ChatStyle {
-	st := kimistyle.Style
+func Style() request.ChatStyle {
+	st := kimistyle.Style()
 	st.OutputTextParts = true
 	st.TrimReasoning = "\n"
 	return st
-}()
+}
 
 // Policy returns qwen-code's flatten policy: the kimi family's, with the
 // call arguments normalised by NormalizeArguments.
@@ -173,7 +173,7 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 			return nil
 		}}, "model, max_tokens (32000; 8000 in the variant fork), stream with usage; Qwen Code's headers"),
 		request.ProviderNode(opts),
-		request.ChatEncodeNode(Style),
+		request.ChatEncodeNode(Style()),
 	)
 }
 

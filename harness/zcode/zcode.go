@@ -117,17 +117,19 @@ func Headers() map[string]string {
 	}
 }
 
-// Policy is zcode's flatten policy: assistant texts, reasoning and calls
+// Policy returns zcode's flatten policy: assistant texts, reasoning and calls
 // merged into one turn; user turns deferred while calls are open; calls
 // never answered aborted; contextual user messages left out; trailing
 // reasoning dropped; bridged calls shown as the native calls.
-var Policy = request.FlattenPolicy{
-	Defer:                 true,
-	Developer:             request.DeveloperAsUser,
-	SkipContextual:        true,
-	DropTrailingReasoning: true,
-	CallName:              func(_, name string) string { return name },
-	MapCall:               claudestyle.ReverseCall(Bridge),
+func Policy() *request.FlattenPolicy {
+	return &request.FlattenPolicy{
+		Defer:                 true,
+		Developer:             request.DeveloperAsUser,
+		SkipContextual:        true,
+		DropTrailingReasoning: true,
+		CallName:              func(_, name string) string { return name },
+		MapCall:               claudestyle.ReverseCall(Bridge),
+	}
 }
 
 // Model returns the model name ZCode sends: without a "zai/" or "z.ai/"
@@ -243,7 +245,7 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 			if err != nil {
 				return err
 			}
-			s.Transcript, err = request.Flatten(s.Transcript, items, &Policy, nil)
+			s.Transcript, err = request.Flatten(s.Transcript, items, Policy(), nil)
 			return err
 		}), pipeline.Describe("history → Messages transcript (merged turns, results in call order, skills as system text)")),
 		pipeline.StageNode(request.NodeOptions, request.Update(func(s *request.Shaping) error {

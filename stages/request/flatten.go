@@ -157,10 +157,10 @@ type FlattenPolicy struct {
 	SkipContextualDeveloper bool
 }
 
-// NativePolicy is the native chat conversion's policy (docs/request-shaping.md#history-flattening): texts
+// NativePolicy returns the native chat conversion's policy (docs/request-shaping.md#history-flattening): texts
 // merged and held, user turns deferred while calls are open, unanswered
 // calls aborted, developer messages as user messages.
-var NativePolicy = FlattenPolicy{Defer: true}
+func NativePolicy() *FlattenPolicy { return &FlattenPolicy{Defer: true} }
 
 // flattener is the accumulate-and-flush state of one history conversion.
 type flattener struct {
@@ -182,7 +182,7 @@ type flattener struct {
 // (from the converted tools); it may be nil.
 func Flatten(out []Message, items []protocol.ResponseItem, p *FlattenPolicy, names map[ToolRef]string) ([]Message, error) {
 	if p == nil {
-		p = &NativePolicy
+		p = NativePolicy()
 	}
 	f := flattener{p: p, out: out}
 	f.callName = p.CallName

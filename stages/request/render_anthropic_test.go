@@ -152,7 +152,7 @@ func TestMessagesEncode(t *testing.T) {
 	g, err := pipeline.New("request.test-messages",
 		SystemNode(),
 		ToolsNode(Options{}),
-		HistoryNode(Options{}, &NativePolicy),
+		HistoryNode(Options{}, NativePolicy()),
 		pipeline.StageNode(NodeOptions, Update(func(s *Shaping) error {
 			s.MessagesBody = anthropic.Request{MaxTokens: 100, Stream: &yes,
 				System: anthropic.Blocks(anthropic.TextBlock("first"))}

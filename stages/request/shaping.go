@@ -180,7 +180,7 @@ func NewChatGraph(opts Options) (*pipeline.Graph, error) {
 	g, err := pipeline.New("request.chat",
 		SystemNode(),
 		ToolsNode(opts),
-		HistoryNode(opts, &NativePolicy),
+		HistoryNode(opts, NativePolicy()),
 		OptionsNode(opts),
 		ProviderNode(opts),
 		EncodeNode(),

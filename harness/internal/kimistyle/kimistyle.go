@@ -89,15 +89,17 @@ func Policy() request.FlattenPolicy {
 	}
 }
 
-// Style is the kimi family's chat rendering: images with "id": null, audio
-// and video as URL parts, tool outputs of content items as parts (none as
-// []).
-var Style = request.ChatStyle{
-	ImageNullID:      true,
-	AudioURL:         true,
-	OutputParts:      true,
-	OutputMedia:      true,
-	EmptyOutputParts: true,
+// Style returns the kimi family's chat rendering: images with "id": null,
+// audio and video as URL parts, tool outputs of content items as parts
+// (none as []).
+func Style() request.ChatStyle {
+	return request.ChatStyle{
+		ImageNullID:      true,
+		AudioURL:         true,
+		OutputParts:      true,
+		OutputMedia:      true,
+		EmptyOutputParts: true,
+	}
 }
 
 // TrimUserNewlines trims the trailing newlines of a user message's text
