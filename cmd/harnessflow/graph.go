@@ -112,7 +112,8 @@ func runHarnesses(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 		fmt.Fprintln(w, synopsis)
 		fmt.Fprintln(w, "Lists the harnesses of this build, one per line: the name (the NAME of the proxy's")
 		fmt.Fprintln(w, "/h/NAME/v1/responses route and of --harness), the upstream wires whose requests it shapes")
-		fmt.Fprintln(w, "(serve --upstream-wire), and what the model sees. It takes no flags or arguments.")
+		fmt.Fprintln(w, "(serve --upstream-wire), and what the model sees; below a harness, its variants")
+		fmt.Fprintln(w, "(--variant HARNESS=VALUE,…). It takes no flags or arguments.")
 	}
 	if code, ok := parseFlags(fs, synopsis, args); !ok {
 		return code
@@ -126,6 +127,16 @@ func runHarnesses(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 			wires[i] = string(w)
 		}
 		fmt.Fprintf(stdout, "%-18s %-26s %s\n", h.Name, strings.Join(wires, ","), h.Description)
+		for _, v := range h.Variants {
+			vals := make([]string, len(v.Values))
+			for i, x := range v.Values {
+				vals[i] = x
+				if x == v.Default {
+					vals[i] += "*"
+				}
+			}
+			fmt.Fprintf(stdout, "  variant %-9s %-26s %s\n", v.Name, strings.Join(vals, "|"), v.Doc)
+		}
 	}
 	return exitOK
 }

@@ -35,3 +35,16 @@ func TestVariantFlag(t *testing.T) {
 		}
 	}
 }
+
+// `harnesses` lists each harness's variants under it, the default starred.
+func TestHarnessesListsVariants(t *testing.T) {
+	code, out, errOut := cli(t, "", "harnesses")
+	if code != exitOK {
+		t.Fatalf("harnesses: %d %s", code, errOut)
+	}
+	for _, want := range []string{"  variant format    json*|xml ", "  variant exec      tmux*|plain ", "  variant mode      tool*|text "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("harnesses lacks %q:\n%s", want, out)
+		}
+	}
+}
