@@ -280,7 +280,7 @@ func TestCalibrateMessages(t *testing.T) {
 	for field, want := range map[string]string{
 		"tools (names, order)": Same, "tool Bash": Same, "field max_tokens": Same, "header user-agent": Same,
 		"header x-app": Same, "text system[1]": Same, "text system[2]": Excepted, "text system[0]": Differs,
-		"text messages[0].content[0]": Same, "text messages[1].content[0]": Same,
+		"text messages[0].content[0]": Same, "text messages[1].content[0]": Same, "message roles": Same,
 		"header x-claude-code-session-id": Excepted, "field metadata": Excepted, "title request": Same,
 	} {
 		if status[field] != want {
@@ -422,5 +422,26 @@ func TestCompareTexts(t *testing.T) {
 		if got[f] != s {
 			t.Errorf("%s = %q, want %q (all: %v)", f, got[f], s, r.Diffs)
 		}
+	}
+}
+
+func TestCompareRoles(t *testing.T) {
+	cases := []struct {
+		name, wire, real, shaped, want string
+	}{
+		{"same", WireMessages, `{"messages":[{"role":"user"},{"role":"system"}]}`, `{"messages":[{"role":"user"},{"role":"system"}]}`, Same},
+		{"moved", WireMessages, `{"messages":[{"role":"user"},{"role":"system"}]}`, `{"messages":[{"role":"user"}]}`, Differs},
+		{"responses items", WireResponses, `{"input":[{"role":"user"},{"type":"function_call"}]}`, `{"input":[{"role":"user"},{"type":"function_call"}]}`, Same},
+		{"chat order", WireChat, `{"messages":[{"role":"system"},{"role":"user"}]}`, `{"messages":[{"role":"user"},{"role":"system"}]}`, Differs},
+		{"not json", WireChat, `nope`, `{"messages":[]}`, Same},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var r Report
+			r.compareRoles(c.wire, []byte(c.real), []byte(c.shaped))
+			if len(r.Diffs) != 1 || r.Diffs[0].Status != c.want {
+				t.Errorf("diffs %+v, want one %s", r.Diffs, c.want)
+			}
+		})
 	}
 }

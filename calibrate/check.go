@@ -146,6 +146,7 @@ func Check(ctx context.Context, o Options, dir string) (*Report, error) {
 	}
 	rep.comparePath(main.Path, shapedPath)
 	rep.masks = perRunMasks(cal, c)
+	rep.compareRoles(c.Wire, main.Body, shapedBody)
 	rep.compareTexts("", c, main.Body, shapedBody)
 	rep.compareTools(main.Body, shapedBody)
 	rep.compareFields(main.Body, shapedBody)
@@ -217,6 +218,41 @@ func (r *Report) comparePath(real, shaped string) {
 		return
 	}
 	r.add("path", Differs, fmt.Sprintf("agent %s, harness %s", real, shaped))
+}
+
+// compareRoles compares the message layout of two bodies: the roles of
+// their messages (input items of the responses wire) in order.
+func (r *Report) compareRoles(wire string, real, shaped []byte) {
+	a, b := roles(wire, real), roles(wire, shaped)
+	if strings.Join(a, ",") == strings.Join(b, ",") {
+		r.add("message roles", Same, strings.Join(a, ", "))
+		return
+	}
+	r.add("message roles", Differs, fmt.Sprintf("agent [%s], harness [%s]", strings.Join(a, ", "), strings.Join(b, ", ")))
+}
+
+// roles lists the roles of a body's messages ("input" items on the
+// responses wire; an item without a role by its type).
+func roles(wire string, body []byte) []string {
+	key := "messages"
+	if wire == WireResponses {
+		key = "input"
+	}
+	var b map[string]json.RawMessage
+	_ = json.Unmarshal(body, &b) // not an object: no roles
+	var list []struct {
+		Role string `json:"role"`
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(b[key], &list) // not an array: no roles
+	out := make([]string, 0, len(list))
+	for _, m := range list {
+		if m.Role == "" {
+			m.Role = m.Type
+		}
+		out = append(out, m.Role)
+	}
+	return out
 }
 
 // compareTexts compares the texts of two bodies by location, the per-run
