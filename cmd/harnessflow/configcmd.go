@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/serveconfig"
+	"github.com/harnessflow/harnessflow/server"
 )
 
 // configSynopsis is the short usage of config.
@@ -38,6 +40,9 @@ func runConfig(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return usageError(stderr, "config", configSynopsis, "config check takes one FILE")
 	}
 	c, err := loadServeConfig(fs.Arg(1))
+	if err == nil {
+		err = checkRelay(c)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
@@ -59,6 +64,23 @@ func loadServeConfig(path string) (*serveconfig.Config, error) {
 	}
 	st.close()
 	return c, nil
+}
+
+// checkRelay refuses, as serve would at start, a file whose listen
+// addresses include a non-loopback one while an upstream has a key of its
+// own and clients need none.
+func checkRelay(c *serveconfig.Config) error {
+	cfg := server.Config{Routes: serveconfig.NewHolder(c, serveconfig.Options{}), ClientKeys: c.ClientKeys, InsecureOpenRelay: c.InsecureOpenRelay}
+	for _, a := range c.Listen {
+		addr, err := net.ResolveTCPAddr("tcp", a)
+		if err != nil {
+			return &serveconfig.Error{File: c.File, Msg: fmt.Sprintf("listen %q: %v", a, err)}
+		}
+		if err := cfg.CheckAddr(addr); err != nil {
+			return &serveconfig.Error{File: c.File, Msg: err.Error() + " (set client_keys or insecure_open_relay)"}
+		}
+	}
+	return nil
 }
 
 // describeConfig prints a valid configuration's upstreams and routes.

@@ -34,6 +34,9 @@ func TestConfigCheck(t *testing.T) {
 		"[[models]]\nname = \"claude-*\"\nupstreams = [\"claude\"]\nharness = \"claude-code\"\n")
 	bad := filepath.Join(dir, "bad.toml")
 	writeConfig(t, bad, "[upstreams.local]\nbase_url = \"http://127.0.0.1:8000/v1\"\nbase_ur = \"x\"\n[[models]]\nname = \"m\"\nupstreams = [\"remote\"]\n")
+	relay := filepath.Join(dir, "relay.toml")
+	writeConfig(t, relay, "listen = \"0.0.0.0:8787\"\n[upstreams.a]\nbase_url = \"https://api.example.com/v1\"\napi_key_env = \"HF_CONFIG_TEST_KEY\"\n"+
+		"[[models]]\nname = \"*\"\nupstreams = [\"a\"]\n")
 	t.Setenv("HF_CONFIG_TEST_KEY", "sk-config-test-secret")
 	for _, tt := range []struct {
 		name       string
@@ -48,6 +51,7 @@ func TestConfigCheck(t *testing.T) {
 				`model "claude-*" → claude (harness claude-code)`, "upstream claude (https://api.example.com/v1, wire messages): credentials: its own key"},
 			nil, "sk-config-test-secret", ""},
 		{"an unknown key", []string{"check", bad}, exitUsage, nil, []string{bad + `:3: unknown key "base_ur" in [upstreams.local]`}, "", ""},
+		{"an open relay", []string{"check", relay}, exitUsage, nil, []string{relay + ": server: refusing to serve 0.0.0.0:8787", "(set client_keys or insecure_open_relay)"}, "", ""},
 		{"no file", []string{"check"}, exitUsage, nil, []string{"config check takes one FILE"}, "", ""},
 		{"no subcommand", []string{good}, exitUsage, nil, []string{"want the subcommand check"}, "", ""},
 	} {
