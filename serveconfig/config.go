@@ -542,8 +542,9 @@ func (v *validator) upstream(name string, f fileUpstream, c *Config) *Upstream {
 		w, err := harness.ParseWire(f.Wire)
 		if err != nil {
 			v.errorf(v.lines.line("upstreams", name, "wire"), "%s: %v", where, err)
+		} else {
+			u.Wire = w
 		}
-		u.Wire = w
 	}
 	switch {
 	case f.APIKeyEnv != "" && f.APIKeyFile != "":

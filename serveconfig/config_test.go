@@ -137,6 +137,8 @@ func TestParseErrors(t *testing.T) {
 			[]string{`F:3: unknown key "x" in [upstreams.y]`}},
 		{"unknown keys at the top and in a model", "lisen = \"a:1\"\n" + base + "upstream = \"local\"\n",
 			[]string{`F:1: unknown key "lisen" at the top level`, `F:9: unknown key "upstream" in [[models]] entry 1`}},
+		{"dotted keys", "upstreams.local.base_url = \"http://h/v1\"\nupstreams.local.wire = \"grpc\"\n[[models]]\nname = \"m\"\nupstreams = [\"local\"]\n",
+			[]string{`F:2: upstream "local": unknown wire "grpc"`}},
 		{"unknown key in an inline table", "timeouts = { upstream_header = \"1m\", idle = \"1m\" }\n" + base,
 			[]string{`F:1: unknown key "idle" in [timeouts]`}},
 		{"TOML syntax", "[upstreams.local\n", []string{`F:1: `}},

@@ -52,7 +52,9 @@ func indexLines(doc []byte) lineIndex {
 func (ix lineIndex) keyValue(p *unstable.Parser, prefix []string, e *unstable.Node) {
 	key, line := keyParts(p, e)
 	path := append(append([]string(nil), prefix...), key...)
-	ix.set(path, line)
+	for n := len(prefix) + 1; n <= len(path); n++ {
+		ix.set(path[:n], line) // a dotted key defines its tables where it is written
+	}
 	if v := e.Value(); v.Kind == unstable.InlineTable {
 		it := v.Children()
 		for it.Next() {
