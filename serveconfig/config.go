@@ -706,8 +706,8 @@ func (v *validator) caps(f *fileModel, at func(string) int, where string) Caps {
 			v.errorf(at(p.key), "%s: %v", where, err)
 		}
 	}
-	for h := range c.Variants {
-		if err := harness.CheckName(h); err != nil {
+	for h, val := range c.Variants {
+		if err := harness.CheckVariant(h, val); err != nil {
 			v.errorf(at("variants"), "%s: variants: %v", where, err)
 		}
 	}

@@ -193,6 +193,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad reasoning", base + "reasoning = \"loud\"\n", []string{`F:8: model "m": unknown reasoning "loud"`}},
 		{"bad effort", base + "efforts = [\"huge\"]\n", []string{`F:8: model "m": efforts: unknown effort "huge"`}},
 		{"variant of an unknown harness", base + "variants = { nobody = \"text\" }\n", []string{`F:8: model "m": variants: unknown harness "nobody"`}},
+		{"unknown variant", base + "variants = { \"terminus-2\" = \"yaml\" }\n", []string{`F:8: model "m": variants: harness "terminus-2": variant "yaml": unknown value "yaml" (choices: format: json (default) or xml; exec: tmux (default) or plain)`}},
 		{"upstream_models of another upstream", base + "upstream_models = { hosted = \"x\" }\n",
 			[]string{`F:8: model "m": upstream_models names "hosted", which is not one of its upstreams`}},
 		{"bad listen", "listen = \"8787\"\n" + base, []string{`F:1: listen "8787": want HOST:PORT`}},
