@@ -39,7 +39,7 @@ func toolPromptReq(t *testing.T, model string) *protocol.ResponsesRequest {
 // toolPromptBody checks a body shaped with tools in the prompt: no tools
 // field, the tool list in a system message, the call and its output in the
 // history as text.
-func toolPromptBody(t *testing.T, name string, body []byte, callMarker string) {
+func toolPromptBody(t *testing.T, name string, body []byte, shell, callMarker string) {
 	t.Helper()
 	var b struct {
 		Messages []struct {
@@ -63,7 +63,7 @@ func toolPromptBody(t *testing.T, name string, body []byte, callMarker string) {
 		switch {
 		case m.Role == "tool" || m.ToolCalls != nil:
 			t.Errorf("%s: a tool message or tool_calls: %s", name, body)
-		case m.Role == "system" && strings.Contains(c, "<tools>") && strings.Contains(c, "exec_command"):
+		case m.Role == "system" && strings.Contains(c, "<tools>") && strings.Contains(c, shell):
 			system = true
 		case m.Role == "assistant" && strings.Contains(c, callMarker) && strings.Contains(c, "ls"):
 			call = true
@@ -95,7 +95,13 @@ func TestToolsInPrompt(t *testing.T) {
 			if turn.Env.Model.ToolFormat != tt.want || !turn.Env.Model.ToolsInPrompt {
 				t.Errorf("%s %s: the turn records format %q, want %q", name, tt.model, turn.Env.Model.ToolFormat, tt.want)
 			}
-			toolPromptBody(t, name+"/"+tt.want, turn.Shaped.Body, tt.marker)
+			// qwen-code shows the model Qwen Code's own shell tool, bridged
+			// onto the client's exec_command.
+			shell, marker := "exec_command", tt.marker
+			if name == harness.NameQwenCode {
+				shell, marker = "run_shell_command", strings.ReplaceAll(marker, "exec_command", "run_shell_command")
+			}
+			toolPromptBody(t, name+"/"+tt.want, turn.Shaped.Body, shell, marker)
 		}
 	}
 }
@@ -114,7 +120,7 @@ func TestToolsInPromptFromCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	toolPromptBody(t, "caps", turn.Shaped.Body, `\"name\": \"exec_command\"`)
+	toolPromptBody(t, "caps", turn.Shaped.Body, "exec_command", `\"name\": \"exec_command\"`)
 	// Another model of the same table is not touched.
 	turn, err = harness.Plan(context.Background(), cfg, harness.NativeName, toolPromptReq(t, "other"), nil)
 	if err != nil {
