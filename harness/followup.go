@@ -1,9 +1,6 @@
 package harness
 
 import (
-	"bytes"
-	"encoding/json"
-
 	"github.com/harnessflow/harnessflow/protocol"
 )
 
@@ -51,15 +48,4 @@ func ContinueTurn(ev *protocol.ResponseEvent) {
 // again (end_turn:false).
 func WantsFollowup(ev protocol.ResponseEvent) bool {
 	return ev.Type == protocol.EventCompleted && ev.EndTurn != nil && !*ev.EndTurn
-}
-
-// streams reports whether a JSON body has "stream": true.
-func streams(body []byte) bool {
-	var b struct {
-		Stream *bool `json:"stream"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(body), &b) != nil || b.Stream == nil {
-		return false
-	}
-	return *b.Stream
 }

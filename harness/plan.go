@@ -241,12 +241,3 @@ func (t *Turn) ResponseGraph(opts ResponseOptions) (*pipeline.Graph, error) {
 	}
 	return g.Renamed("response." + t.Spec.Name + "." + string(t.Env.Wire)), nil
 }
-
-// Unary reports whether the shaped chat body asks for one JSON answer (no
-// "stream": true), as the text-protocol harnesses' bodies do.
-func (t *Turn) Unary() bool {
-	if t.Env.Wire != WireChat {
-		return false
-	}
-	return !streams(t.Shaped.Body)
-}

@@ -25,25 +25,27 @@ import (
 // is asked again reaches the client, and nothing outlives the request.
 // resp is the first round's upstream answer (the caller sent it); the later
 // rounds go to the same upstream.
-func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, turn *harness.Turn, resp *http.Response) (int, string) {
+func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, ex *harness.Exchange, resp *http.Response) (int, string) {
 	limit := s.cfg.maxFollowupRounds()
 	for round := 0; ; round++ {
 		if round > 0 {
 			var status int
 			var outcome string
-			if resp, status, outcome = s.send(ctx, w, r, x, turn, true); resp == nil {
+			if resp, status, outcome = s.send(ctx, w, r, x, ex.Turn, true); resp == nil {
 				return status, outcome
 			}
 		}
-		evs, runErr, err := s.collectRound(ctx, x, turn, s.unary(turn, resp), resp.Body)
+		ex.Answered(resp.Header.Get("Content-Type"))
+		evs, runErr, err := s.collectRound(ctx, x, ex, resp.Body)
 		resp.Body.Close()
 		if err != nil {
 			x.err = err
 			return writeError(w, http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error()), "config_error"
 		}
 		if runErr != nil || !wantsFollowup(evs) {
-			return s.replay(ctx, w, r, x, turn, evs, runErr)
+			return s.replay(ctx, w, r, x, ex.Turn, evs, runErr)
 		}
+		turn := ex.Turn
 		if round == limit {
 			msg := fmt.Sprintf("harness %s: the model still had no usable answer after %d follow-up rounds", turn.Spec.Name, limit)
 			return s.replay(ctx, w, r, x, turn, []protocol.ResponseEvent{protocol.Failed(&protocol.StreamError{
@@ -55,7 +57,7 @@ func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http
 		s.log.LogAttrs(ctx, slog.LevelDebug, "harnessflow follow-up round: asking the upstream again",
 			slog.String("path", r.URL.Path), slog.String("harness", turn.Spec.Name),
 			slog.Int("round", round+1), slog.Int("max_rounds", limit), slog.Int("items_appended", added))
-		if turn, err = harness.Plan(ctx, s.planConfig(x.target), x.harness, next, r.Header); err != nil {
+		if ex, err = s.open(ctx, r, x.target, x.harness, next); err != nil {
 			x.err = err
 			if r.Context().Err() != nil {
 				return cancelled(w), "client_closed"
@@ -69,8 +71,8 @@ func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http
 // (with the stream extensions, without the counting node: the client's
 // stream is counted when it is replayed) and returns its events and the
 // run's error. err is a graph that could not be built.
-func (s *Server) collectRound(ctx context.Context, x *exchange, turn *harness.Turn, unary bool, body io.Reader) (evs []protocol.ResponseEvent, runErr, err error) {
-	g, closeExt, err := s.responseGraph(x, turn, unary, false)
+func (s *Server) collectRound(ctx context.Context, x *exchange, ex *harness.Exchange, body io.Reader) (evs []protocol.ResponseEvent, runErr, err error) {
+	g, closeExt, err := s.responseGraph(x, ex, false)
 	if err != nil {
 		return nil, nil, err
 	}

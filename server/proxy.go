@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
-	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/sources"
@@ -95,6 +94,16 @@ func (s *Server) logRequest(r *http.Request, x *exchange) {
 		// The error text may quote upstream bytes: debug level only.
 		s.log.LogAttrs(r.Context(), slog.LevelDebug, "harnessflow request error", slog.String("path", r.URL.Path), slog.String("error", x.err.Error()))
 	}
+}
+
+// open plans req for target t: the exchange of one attempt (harness.Open).
+func (s *Server) open(ctx context.Context, r *http.Request, t *target, name string, req *protocol.ResponsesRequest) (*harness.Exchange, error) {
+	ex, err := harness.Open(ctx, s.planConfig(t), harness.Opening{Harness: name, Request: req, Header: r.Header})
+	if err != nil {
+		return nil, err
+	}
+	ex.Options.MaxEventBytes = s.cfg.MaxEventBytes
+	return ex, nil
 }
 
 // planConfig is the harness layer's configuration of a turn to t.
@@ -181,15 +190,16 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 	defer cancel()
 	// The upstreams in order, each planned for its wire and model: the next
 	// only when the one before failed before the client got a byte.
-	turn, resp, status, outcome := s.dispatch(ctx, w, r, x, req, targets)
+	ex, resp, status, outcome := s.dispatch(ctx, w, r, x, req, targets)
 	if resp == nil {
 		return status, outcome
 	}
 	if s.cfg.Followups == FollowupsProxy {
-		return s.proxyRounds(ctx, w, r, x, turn, resp)
+		return s.proxyRounds(ctx, w, r, x, ex, resp)
 	}
 	defer resp.Body.Close()
-	g, closeExt, err := s.responseGraph(x, turn, s.unary(turn, resp), true)
+	ex.Answered(resp.Header.Get("Content-Type"))
+	g, closeExt, err := s.responseGraph(x, ex, true)
 	if err != nil {
 		x.err = err
 		return writeError(w, http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error()), "config_error"
@@ -362,30 +372,9 @@ func (s *Server) setCredentials(t *target, h http.Header, r *http.Request) {
 	}
 }
 
-// bodyStreams reports whether a JSON request body has "stream": true (as
-// encoding/json would read it into a *bool field: the key matched without
-// regard to case, the last one wins, a document that is not valid JSON or
-// a value that is not a boolean is false). It reads the top level only,
-// skipping the other values without decoding them: a long conversation's
-// body is scanned once, not decoded.
-func bodyStreams(body []byte) bool {
-	var sc jsonx.Scanner
-	stream, typeErr := false, false
-	ok := sc.ParseObject(body, func(key []byte) bool {
-		if bytes.EqualFold(key, []byte("stream")) {
-			switch sc.Kind() {
-			case jsonx.KindTrue:
-				stream = true
-			case jsonx.KindFalse, jsonx.KindNull:
-				stream = false
-			default:
-				typeErr = true
-			}
-		}
-		return sc.Skip()
-	})
-	return ok && !typeErr && stream
-}
+// bodyStreams reports whether a JSON request body has "stream": true
+// (harness.BodyStreams).
+func bodyStreams(body []byte) bool { return harness.BodyStreams(body) }
 
 // runOptions are the options of a response graph's run observed by obs:
 // the configured mode, and timing only with Config.StageTiming.
@@ -413,56 +402,35 @@ func htmlPage(resp *http.Response) string {
 	return fmt.Sprintf("upstream answered HTTP %d with an HTML page (Content-Type %s), not a model answer: starts with %q", resp.StatusCode, ct, start)
 }
 
-// unary reports whether the upstream's answer is one JSON body rather than a
-// stream: the turn asked for one (a body without "stream": true), or a chat
-// server ignored "stream" and says application/json. An answer that says
-// text/event-stream is a stream whatever was asked.
-func (s *Server) unary(turn *harness.Turn, resp *http.Response) bool {
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch strings.ToLower(ct) {
-	case "text/event-stream":
-		return false
-	case "application/json":
-		return turn.Env.Wire == harness.WireChat
-	}
-	return turn.Unary()
-}
-
-// responseGraph builds the turn's response graph with the stream
+// responseGraph builds the exchange's response graph with the stream
 // extensions (Config.Extend) and, when withMetrics, the counting node. The
 // returned closer ends the extensions (it logs their errors).
-func (s *Server) responseGraph(x *exchange, turn *harness.Turn, unary, withMetrics bool) (*pipeline.Graph, func(), error) {
-	nothing := func() {}
-	g, err := turn.ResponseGraph(harness.ResponseOptions{Unary: unary, MaxEventBytes: s.cfg.MaxEventBytes})
-	if err != nil {
-		return nil, nothing, err
-	}
-	if x.responseID == "" {
-		x.responseID = responses.NewResponseID()
-	}
-	closeExt := nothing
-	if s.cfg.Extend != nil {
-		var closer func() error
-		g, closer, err = s.cfg.Extend(g, StreamInfo{Harness: x.harness, Route: turn.Route, Wire: turn.Env.Wire, ResponseID: x.responseID})
-		if err != nil {
-			return nil, nothing, err
+func (s *Server) responseGraph(x *exchange, ex *harness.Exchange, withMetrics bool) (*pipeline.Graph, func(), error) {
+	exts := []harness.Extension{func(g *pipeline.Graph) (*pipeline.Graph, func(), error) {
+		if x.responseID == "" {
+			x.responseID = responses.NewResponseID()
 		}
-		if closer != nil {
-			id := x.responseID
-			closeExt = func() {
-				if err := closer(); err != nil {
-					s.log.Warn("harnessflow: closing stream extensions", slog.String("response_id", id), slog.String("error", err.Error()))
-				}
+		if s.cfg.Extend == nil {
+			return g, nil, nil
+		}
+		g, closer, err := s.cfg.Extend(g, StreamInfo{Harness: x.harness, Route: ex.Turn.Route, Wire: ex.Wire, ResponseID: x.responseID})
+		if err != nil || closer == nil {
+			return g, nil, err
+		}
+		id := x.responseID
+		return g, func() {
+			if err := closer(); err != nil {
+				s.log.Warn("harnessflow: closing stream extensions", slog.String("response_id", id), slog.String("error", err.Error()))
 			}
-		}
-	}
+		}, nil
+	}}
 	if withMetrics {
-		if g, err = g.Append(s.streamNode(x)); err != nil {
-			closeExt()
-			return nil, nothing, err
-		}
+		exts = append(exts, func(g *pipeline.Graph) (*pipeline.Graph, func(), error) {
+			g, err := g.Append(s.streamNode(x))
+			return g, nil, err
+		})
 	}
-	return g, closeExt, nil
+	return ex.Graph(exts...)
 }
 
 // startSSE starts the answer to the client (see startClient).

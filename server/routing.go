@@ -243,7 +243,7 @@ func harnessFor(path string, t *target) string {
 // outcome of what the client was told. The title request (when the harness
 // sends one) goes to the first upstream only.
 func (s *Server) dispatch(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange,
-	req *protocol.ResponsesRequest, targets []*target) (*harness.Turn, *http.Response, int, string) {
+	req *protocol.ResponsesRequest, targets []*target) (*harness.Exchange, *http.Response, int, string) {
 	path := x.harness
 	for i, t := range targets {
 		x.target = t
@@ -254,11 +254,12 @@ func (s *Server) dispatch(ctx context.Context, w http.ResponseWriter, r *http.Re
 			renamed.Model = t.model
 			treq = &renamed
 		}
-		turn, err := harness.Plan(ctx, s.planConfig(t), x.harness, treq, r.Header)
+		ex, err := s.open(ctx, r, t, x.harness, treq)
 		if err != nil {
 			status, outcome := s.planError(w, r, x, err)
 			return nil, nil, status, outcome
 		}
+		turn := ex.Turn
 		x.route = turn.Route.String()
 		if i == 0 && turn.Shaped.TitleRequest != nil {
 			s.titleRequest(ctx, r, t, turn)
@@ -269,7 +270,7 @@ func (s *Server) dispatch(ctx context.Context, w http.ResponseWriter, r *http.Re
 		}
 		resp, status, outcome := s.send(ctx, w, r, x, turn, i == len(targets)-1)
 		if outcome != outcomeRetry {
-			return turn, resp, status, outcome
+			return ex, resp, status, outcome
 		}
 	}
 	// send answers the client on the last target: not reached.

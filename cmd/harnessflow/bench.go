@@ -228,30 +228,29 @@ func benchModes(s string) ([]pipeline.Mode, error) {
 // returns the route's name, and whether the graph is the protocol layer
 // alone (no harness.post, no harness.bridge).
 func responseGraph(ctx context.Context, cfg harness.Config, name, requestFile string) (g *pipeline.Graph, route string, layerAlone bool, err error) {
-	var turn *harness.Turn
+	open := harness.Opening{Harness: name, Fallback: harness.FallbackNoRoute}
 	if requestFile != "" {
-		req, err := loadRequest(requestFile)
-		if err != nil {
+		if open.Request, err = loadRequest(requestFile); err != nil {
 			return nil, "", false, err
 		}
-		if turn, err = harness.Plan(ctx, cfg, name, req, nil); err != nil {
-			return nil, "", false, fmt.Errorf("--request %s: %w", requestFile, err)
-		}
-		if turn.Unary() {
-			return nil, "", false, fmt.Errorf("harness %s answers this request with one JSON body, not a stream: bench measures streams", turn.Spec.Name)
-		}
-	} else if turn, err = harness.Prepare(cfg, name, nil, nil); err != nil {
-		var re *harness.RouteError
-		if name != "" || !errors.As(err, &re) {
-			return nil, "", false, err
-		}
-		g, err := harness.ProtocolGraph(cfg.Wire, harness.ResponseOptions{})
-		return g, "protocol layer only: no native route", true, err
 	}
-	if g, err = turn.ResponseGraph(harness.ResponseOptions{}); err != nil {
+	ex, err := harness.Open(ctx, cfg, open)
+	switch {
+	case err != nil && requestFile != "":
+		return nil, "", false, fmt.Errorf("--request %s: %w", requestFile, err)
+	case err != nil:
+		return nil, "", false, err
+	case ex.Unary:
+		return nil, "", false, fmt.Errorf("harness %s answers this request with one JSON body, not a stream: bench measures streams", ex.Turn.Spec.Name)
+	}
+	if g, _, err = ex.Graph(); err != nil {
 		return nil, "", false, err
 	}
-	return g, turn.Route.String(), turn.Spec.Post == nil && turn.Spec.Bridge == nil, nil
+	route = "protocol layer only: no native route"
+	if ex.Turn != nil {
+		route = ex.Turn.Route.String()
+	}
+	return g, route, ex.LayerAlone(), nil
 }
 
 // streamCorpus loads or generates the corpus of a response graph. A

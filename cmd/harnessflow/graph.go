@@ -9,7 +9,6 @@ import (
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/pipeline"
-	"github.com/harnessflow/harnessflow/protocol"
 )
 
 // graphSynopsis is the short usage of graph.
@@ -64,20 +63,18 @@ func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	// An empty request is shaped so that the response graph is the one the
 	// body asks for (unary for harnesses whose bodies do not stream).
-	turn, err := harness.Plan(context.Background(), cfg, name, &protocol.ResponsesRequest{Stream: true}, nil)
+	ex, err := harness.Open(context.Background(), cfg, harness.Opening{Harness: name, Fallback: harness.FallbackPrepare})
 	if err != nil {
-		if turn, err = harness.Prepare(cfg, name, nil, nil); err != nil {
-			return fail(stderr, "graph", exitUsage, "%v", err)
-		}
+		return fail(stderr, "graph", exitUsage, "%v", err)
 	}
 	var g *pipeline.Graph
 	switch *direction {
 	case "response":
-		if g, err = turn.ResponseGraph(harness.ResponseOptions{Unary: turn.Unary()}); err != nil {
+		if g, _, err = ex.Graph(); err != nil {
 			return fail(stderr, "graph", exitUsage, "%v", err)
 		}
 	case "request":
-		g = turn.RequestGraph
+		g = ex.Turn.RequestGraph
 	default:
 		return fail(stderr, "graph", exitUsage, "unknown direction %q (want request or response)", *direction)
 	}

@@ -68,33 +68,24 @@ func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	// With --harness or --request the stream is translated by the graph
 	// the proxy would run for the same request on the same route; without
 	// either, by the wire's protocol layer alone.
-	var turn *harness.Turn
-	var g *pipeline.Graph
-	switch {
-	case *harnessName == "" && *requestFile == "":
-		if g, err = harness.ProtocolGraph(wire, harness.ResponseOptions{Unary: *unary, MaxEventBytes: *maxEvent, ToolFormat: cfg.ToolFormat}); err != nil {
+	open := harness.Opening{Harness: *harnessName, Fallback: harness.FallbackLayer}
+	if *requestFile != "" {
+		if open.Request, err = loadRequest(*requestFile); err != nil {
 			return fail(stderr, "translate", exitUsage, "%v", err)
 		}
-	case *requestFile != "":
-		req, err := loadRequest(*requestFile)
-		if err != nil {
-			return fail(stderr, "translate", exitUsage, "%v", err)
-		}
-		turn, err = harness.Plan(ctx, cfg, *harnessName, req, nil)
-		if err != nil {
+	}
+	ex, err := harness.Open(ctx, cfg, open)
+	if err != nil {
+		if *requestFile != "" {
 			return fail(stderr, "translate", exitUsage, "--request %s: %v", *requestFile, err)
 		}
-	default:
-		if turn, err = harness.Prepare(cfg, *harnessName, nil, nil); err != nil {
-			return fail(stderr, "translate", exitUsage, "%v", err)
-		}
+		return fail(stderr, "translate", exitUsage, "%v", err)
 	}
-	if turn != nil {
-		if g, err = turn.ResponseGraph(harness.ResponseOptions{Unary: *unary, MaxEventBytes: *maxEvent}); err != nil {
-			return fail(stderr, "translate", exitUsage, "%v", err)
-		}
-	}
-	g, closeExt, err := ext.apply(g, string(wire), stderr)
+	ex.Unary, ex.Options.MaxEventBytes = *unary, *maxEvent
+	g, closeExt, err := ex.Graph(func(g *pipeline.Graph) (*pipeline.Graph, func(), error) {
+		g, closer, err := ext.apply(g, string(wire), stderr)
+		return g, func() { _ = closer() }, err
+	})
 	if err != nil {
 		return fail(stderr, "translate", exitUsage, "%v", err)
 	}

@@ -109,17 +109,17 @@ func planOnce(t *testing.T, cfg harness.Config, name string, rc replicaCase, rep
 		t.Fatalf("%s: %v", rc.c.Path, err)
 	}
 	hdr := http.Header{"Session_id": {"conversation-7"}, "Originator": {"codex_exec"}}
-	turn, err := harness.Plan(context.Background(), cfg, name, req, hdr)
+	ex, err := harness.Open(context.Background(), cfg, harness.Opening{Harness: name, Request: req, Header: hdr})
 	if err != nil {
 		return planned{err: err.Error()}
 	}
-	b, err := json.Marshal(turn.Shaped)
+	b, err := json.Marshal(ex.Turn.Shaped)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := planned{shaped: string(b)}
 	if up := rc.c.File("upstream.sse"); replay && up != nil {
-		g, err := turn.ResponseGraph(harness.ResponseOptions{Unary: turn.Unary()})
+		g, _, err := ex.Graph()
 		if err != nil {
 			p.events = "response graph: " + err.Error()
 			return p

@@ -219,7 +219,7 @@ func Check(t *testing.T, name string, c *Case) {
 	if err != nil {
 		t.Fatalf("request.json: %v", err)
 	}
-	turn, err := harness.Plan(context.Background(), c.PlanConfig(t), name, req, nil)
+	ex, err := harness.Open(context.Background(), c.PlanConfig(t), harness.Opening{Harness: name, Request: req})
 	if want := c.File("want.error"); want != nil {
 		got := ""
 		if err != nil {
@@ -238,6 +238,7 @@ func Check(t *testing.T, name string, c *Case) {
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
+	turn := ex.Turn
 	// The request graph gives the same bytes in the async execution mode.
 	async, err := request.Shape(context.Background(), turn.RequestGraph, turn.Env.Request, pipeline.WithMode(pipeline.Async))
 	if err != nil {
@@ -260,7 +261,7 @@ func Check(t *testing.T, name string, c *Case) {
 		t.Errorf("shaped request (-want +got); rerun with -update if intended:\n%s", d)
 	}
 	if up := c.File("upstream.sse"); up != nil {
-		g, err := turn.ResponseGraph(harness.ResponseOptions{Unary: turn.Unary()})
+		g, _, err := ex.Graph()
 		if err != nil {
 			t.Fatalf("response graph: %v", err)
 		}
