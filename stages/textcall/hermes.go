@@ -127,13 +127,22 @@ func (p *tcParser) Feed(out []Event, s string) []Event {
 		}
 	}
 	p.in = append(p.in, s...)
-	return p.runSteps(out, false, p)
+	return p.run(out, false)
+}
+
+// run makes moves until none can be made with the input at hand (final:
+// the input is all there is).
+func (p *tcParser) run(out []Event, final bool) []Event {
+	for progress := true; progress; {
+		out, progress = p.step(out, final)
+	}
+	return p.settle(out)
 }
 
 // Close ends the reply: text held is given back, a call complete enough is
 // ended, and unterminated markup is reported and given back.
 func (p *tcParser) Close(out []Event) []Event {
-	out = p.runSteps(out, true, p)
+	out = p.run(out, true)
 	if p.st != tcText && p.st != tcGap {
 		out = p.fail(out, "unterminated markup")
 	}

@@ -10,12 +10,18 @@ import "strings"
 func HeldTail(s string, markers ...string) int {
 	held := 0
 	for _, m := range markers {
-		n := len(m) - 1
-		if n > len(s) {
-			n = len(s)
-		}
+		n := min(len(m)-1, len(s))
+		// Candidates are where m's first byte stands in the last n bytes,
+		// longest first.
 		for k := n; k > held; k-- {
-			if s[len(s)-k] == m[0] && strings.HasSuffix(s, m[:k]) {
+			i := strings.IndexByte(s[len(s)-k:], m[0])
+			if i < 0 {
+				break
+			}
+			if k -= i; k <= held {
+				break
+			}
+			if strings.HasPrefix(m, s[len(s)-k:]) {
 				held = k
 				break
 			}
@@ -27,6 +33,12 @@ func HeldTail(s string, markers ...string) int {
 // IndexFirst returns the smallest index in s at which one of markers
 // starts, and which marker (-1, -1 when none does).
 func IndexFirst(s string, markers ...string) (at, which int) {
+	if len(markers) == 1 {
+		if at = strings.Index(s, markers[0]); at < 0 {
+			return -1, -1
+		}
+		return at, 0
+	}
 	at, which = -1, -1
 	for i, m := range markers {
 		limit := s

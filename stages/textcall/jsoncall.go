@@ -54,7 +54,12 @@ func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(
 // held, without copying it; the rest (from a start, or a tail that could
 // still begin one) is what the parser must read.
 func (j *jsonCall) feedText(out []Event, s string, starts ...string) ([]Event, string) {
-	at, _ := IndexFirst(s, starts...)
+	var at int
+	if len(starts) == 1 {
+		at = strings.Index(s, starts[0])
+	} else {
+		at, _ = IndexFirst(s, starts...)
+	}
 	if at < 0 {
 		keep := HeldTail(s, starts...)
 		j.in = append(j.in, s[len(s)-keep:]...)
@@ -63,22 +68,9 @@ func (j *jsonCall) feedText(out []Event, s string, starts ...string) ([]Event, s
 	return AppendText(out, s[:at]), s[at:]
 }
 
-// stepper makes one move of a parser; progress is false when it needs
-// more input.
-type stepper interface {
-	step(out []Event, final bool) (_ []Event, progress bool)
-}
-
-// runSteps makes moves until none can be made with the input at hand
-// (final: the input is all there is), then passes on the arguments read.
-func (j *jsonCall) runSteps(out []Event, final bool, p stepper) []Event {
-	for {
-		var progress bool
-		out, progress = p.step(out, final)
-		if !progress {
-			break
-		}
-	}
+// settle ends a parser's run, made when no move can be made with the
+// input at hand: it passes on the arguments read.
+func (j *jsonCall) settle(out []Event) []Event {
 	out = j.flushArgs(out)
 	if len(j.in) == 0 {
 		j.in = nil // the consumed front of the buffer is not reused

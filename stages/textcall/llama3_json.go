@@ -111,12 +111,21 @@ func (p *llamaParser) Feed(out []Event, s string) []Event {
 		}
 	}
 	p.in = append(p.in, s...)
-	return p.runSteps(out, false, p)
+	return p.run(out, false)
+}
+
+// run makes moves until none can be made with the input at hand (final:
+// the input is all there is).
+func (p *llamaParser) run(out []Event, final bool) []Event {
+	for progress := true; progress; {
+		out, progress = p.step(out, final)
+	}
+	return p.settle(out)
 }
 
 // Close ends the reply.
 func (p *llamaParser) Close(out []Event) []Event {
-	out = p.runSteps(out, true, p)
+	out = p.run(out, true)
 	out = AppendText(out, string(p.in))
 	p.in, p.st = nil, llProse
 	return out

@@ -1,6 +1,8 @@
 package textcall
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -163,6 +165,55 @@ func TestSpecialTokenStage(t *testing.T) {
 			}
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("%s through %s (-want +got):\n%s", c.format, format, d)
+			}
+		}
+	}
+}
+
+// TestHeldTail checks HeldTail against its definition (the longest suffix
+// of s that is a proper prefix of a marker), on a table and on random
+// texts over the markers' own bytes.
+func TestHeldTail(t *testing.T) {
+	naive := func(s string, markers ...string) int {
+		held := 0
+		for _, m := range markers {
+			for k := 1; k < len(m) && k <= len(s); k++ {
+				if strings.HasSuffix(s, m[:k]) && k > held {
+					held = k
+				}
+			}
+		}
+		return held
+	}
+	for _, c := range []struct {
+		s       string
+		markers []string
+		want    int
+	}{
+		{"text <tool_c", []string{"<tool_call>"}, 7},
+		{"text <tool_call>", []string{"<tool_call>"}, 0},
+		{"a <b <", []string{"<tool_call>"}, 1},
+		{"x [TOOL", []string{"<tool_call>", "[TOOL_CALLS]"}, 5},
+		{"<<", []string{"<<<"}, 2},
+		{"", []string{"<a>"}, 0},
+		{"天气 <｜tool", []string{"<｜tool▁calls▁begin｜>"}, len("<｜tool")},
+	} {
+		if got := HeldTail(c.s, c.markers...); got != c.want {
+			t.Errorf("HeldTail(%q, %q) = %d, want %d", c.s, c.markers, got, c.want)
+		}
+	}
+	markers := []string{"<tool_call>", "<<a<", "[TOOL_CALLS]", "<|x|>"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := "<tol_ca>[TOLS]|x "
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, rng.IntN(16))
+		for j := range b {
+			b[j] = alphabet[rng.IntN(len(alphabet))]
+		}
+		s := string(b)
+		for _, ms := range [][]string{markers, markers[:1], markers[1:2]} {
+			if got, want := HeldTail(s, ms...), naive(s, ms...); got != want {
+				t.Fatalf("HeldTail(%q, %q) = %d, want %d", s, ms, got, want)
 			}
 		}
 	}
