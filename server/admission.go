@@ -56,23 +56,24 @@ func newAdmission(cfg Config) *admission {
 
 // admitStream takes a slot for request r, waiting up to the queue timeout.
 // Admitted, it returns the slot's release (call it once the request is
-// served) and ok. Otherwise it has answered the client — 503 with
-// Retry-After when the proxy stayed full, the cancellation when the client
-// went away while waiting — and returns the status and the outcome.
-func (s *Server) admitStream(w http.ResponseWriter, r *http.Request) (release func(), status int, outcome string, ok bool) {
+// served). Otherwise it returns the answer: 503 with Retry-After when the
+// proxy stayed full, the cancellation when the client went away while
+// waiting.
+func (s *Server) admitStream(r *http.Request) (release func(), e *answerError) {
 	a := s.admit
 	if a == nil || a.sem == nil {
-		return func() {}, 0, "", true
+		return func() {}, nil
 	}
 	if !a.sem.TryAcquire(1) {
 		if err := a.acquireWithin(r.Context()); err != nil {
 			if r.Context().Err() != nil {
-				return nil, cancelled(w), "client_closed", false
+				return nil, cancelledAnswer(nil)
 			}
 			a.rejected.Add(1)
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
-			return nil, writeError(w, http.StatusServiceUnavailable, "server_error", "server_overloaded",
-				fmt.Sprintf("harnessflow is serving its maximum of %d streams; retry in %d s", a.max, retryAfterSeconds)), "overloaded", false
+			e := failure(http.StatusServiceUnavailable, "server_error", "server_overloaded",
+				fmt.Sprintf("harnessflow is serving its maximum of %d streams; retry in %d s", a.max, retryAfterSeconds), outcomeOverloaded, nil)
+			e.retryAfter = strconv.Itoa(retryAfterSeconds)
+			return nil, e
 		}
 		a.queued.Add(1)
 	}
@@ -83,7 +84,7 @@ func (s *Server) admitStream(w http.ResponseWriter, r *http.Request) (release fu
 			a.active.Add(-1)
 			a.sem.Release(1)
 		}
-	}, 0, "", true
+	}, nil
 }
 
 // acquireWithin waits up to the queue timeout for a slot.

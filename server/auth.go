@@ -108,7 +108,7 @@ func (s *Server) authenticate(h http.HandlerFunc) http.HandlerFunc {
 			s.log.LogAttrs(r.Context(), slog.LevelWarn, "harnessflow request refused: client key "+reason,
 				slog.String("method", r.Method), slog.String("path", r.URL.Path))
 			w.Header().Set("WWW-Authenticate", `Bearer realm="harnessflow"`)
-			writeError(w, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", msg)
+			s.answer(w, nil, failure(http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", msg, "", nil))
 			return
 		}
 		h(w, r)

@@ -24,9 +24,9 @@ func redactURLError(err error) string {
 	return err.Error()
 }
 
-// upstreamError answers the client with the upstream's status and an
-// OpenAI-style error body holding the upstream's message.
-func (s *Server) upstreamError(w http.ResponseWriter, resp *http.Response) int {
+// upstreamError is the answer to an upstream's error status: the
+// upstream's status and an OpenAI-style error body holding its message.
+func (s *Server) upstreamError(resp *http.Response) *answerError {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // a short read still gives a message
 	msg, typ, code, param := parseUpstreamError(data)
 	status := resp.StatusCode
@@ -44,10 +44,8 @@ func (s *Server) upstreamError(w http.ResponseWriter, resp *http.Response) int {
 	if typ == "" {
 		typ = errorType(resp.StatusCode)
 	}
-	if ra := resp.Header.Get("Retry-After"); ra != "" {
-		w.Header().Set("Retry-After", ra)
-	}
-	return writeErrorBody(w, status, typ, code, msg, param)
+	return &answerError{status: status, typ: typ, code: code, param: param, msg: msg, outcome: outcomeUpstreamError,
+		retryAfter: resp.Header.Get("Retry-After")}
 }
 
 // parseUpstreamError reads the usual error bodies: OpenAI
@@ -91,15 +89,8 @@ func errorType(status int) string {
 	return "invalid_request_error"
 }
 
-// writeError writes an OpenAI-style error body and returns the status.
-func writeError(w http.ResponseWriter, status int, typ, code, msg string) int {
-	var c json.RawMessage
-	if code != "" {
-		c, _ = json.Marshal(code) // a string always encodes
-	}
-	return writeErrorBody(w, status, typ, c, msg, nil)
-}
-
+// writeErrorBody writes an OpenAI-style error body and returns the status;
+// Server.answer is its caller for every error answer of a request.
 func writeErrorBody(w http.ResponseWriter, status int, typ string, code json.RawMessage, msg string, param json.RawMessage) int {
 	if len(code) == 0 {
 		code = json.RawMessage("null")

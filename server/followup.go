@@ -25,22 +25,20 @@ import (
 // is asked again reaches the client, and nothing outlives the request.
 // resp is the first round's upstream answer (the caller sent it); the later
 // rounds go to the same upstream.
-func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, ex *harness.Exchange, resp *http.Response) (int, string) {
+func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, ex *harness.Exchange, resp *http.Response) (int, string, *answerError) {
 	limit := s.cfg.maxFollowupRounds()
 	for round := 0; ; round++ {
 		if round > 0 {
-			var status int
-			var outcome string
-			if resp, status, outcome = s.send(ctx, w, r, x, ex.Turn, true); resp == nil {
-				return status, outcome
+			var e *answerError
+			if resp, _, e = s.send(ctx, r, x, ex.Turn, true); e != nil {
+				return 0, "", e
 			}
 		}
 		ex.Answered(resp.Header.Get("Content-Type"))
 		evs, runErr, err := s.collectRound(ctx, x, ex, resp.Body)
 		resp.Body.Close()
 		if err != nil {
-			x.err = err
-			return writeError(w, http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error()), "config_error"
+			return 0, "", failure(http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error(), outcomeConfigError, err)
 		}
 		if runErr != nil || !wantsFollowup(evs) {
 			return s.replay(ctx, w, r, x, ex.Turn, evs, runErr)
@@ -58,11 +56,10 @@ func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http
 			slog.String("path", r.URL.Path), slog.String("harness", turn.Spec.Name),
 			slog.Int("round", round+1), slog.Int("max_rounds", limit), slog.Int("items_appended", added))
 		if ex, err = s.open(ctx, r, x.target, x.harness, next); err != nil {
-			x.err = err
 			if r.Context().Err() != nil {
-				return cancelled(w), "client_closed"
+				return 0, "", cancelledAnswer(err)
 			}
-			return writeError(w, http.StatusInternalServerError, "server_error", "", "follow-up round: "+err.Error()), "config_error"
+			return 0, "", failure(http.StatusInternalServerError, "server_error", "", "follow-up round: "+err.Error(), outcomeConfigError, err)
 		}
 	}
 }
@@ -91,18 +88,18 @@ func (s *Server) collectRound(ctx context.Context, x *exchange, ex *harness.Exch
 // replay streams the final round's events to the client through the
 // counting node; runErr is the error the round's run ended with.
 func (s *Server) replay(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, turn *harness.Turn,
-	evs []protocol.ResponseEvent, runErr error) (int, string) {
+	evs []protocol.ResponseEvent, runErr error) (int, string, *answerError) {
 	g, err := pipeline.New("response.replay", s.streamNode(x))
 	if err != nil {
-		x.err = err
-		return writeError(w, http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error()), "config_error"
+		return 0, "", failure(http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error(), outcomeConfigError, err)
 	}
-	sink := s.startSSE(w, x, turn.Env.Request.Model)
+	sink := s.startClient(w, x, turn.Env.Request.Model)
 	err = pipeline.Run(ctx, g, sources.Slice(evs), sink)
 	if runErr != nil {
 		err = runErr
 	}
-	return s.concludeClient(w, r, x, sink, err)
+	status, outcome := s.concludeClient(w, r, x, sink, err)
+	return status, outcome, nil
 }
 
 // terminalEvent returns the first terminal event of a round.

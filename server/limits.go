@@ -57,17 +57,17 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 }
 
 // requireModel gives a request without a model Config.DefaultModel, or
-// answers it with HTTP 400 (OpenAI's missing-parameter error) and returns
-// false.
-func (s *Server) requireModel(w http.ResponseWriter, req *protocol.ResponsesRequest) (int, bool) {
+// returns the answer HTTP 400 (OpenAI's missing-parameter error).
+func (s *Server) requireModel(req *protocol.ResponsesRequest) *answerError {
 	if req.Model != "" {
-		return 0, true
+		return nil
 	}
 	if m := s.defaultModel(); m != "" {
 		req.Model = m
-		return 0, true
+		return nil
 	}
-	return writeErrorBody(w, http.StatusBadRequest, "invalid_request_error", []byte(`"missing_required_parameter"`),
-		`Missing required parameter: 'model' (the request names no model and harnessflow has no default model).`,
-		[]byte(`"model"`)), false
+	e := failure(http.StatusBadRequest, "invalid_request_error", "missing_required_parameter",
+		`Missing required parameter: 'model' (the request names no model and harnessflow has no default model).`, outcomeBadRequest, nil)
+	e.param = paramJSON("model")
+	return e
 }

@@ -50,22 +50,32 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 
 // models answers a model list request; it returns the status and outcome.
 func (s *Server) models(w http.ResponseWriter, r *http.Request) (int, string) {
+	list, outcome, e := s.listModels(r)
+	if e != nil {
+		return s.answer(w, nil, e)
+	}
+	return writeModels(w, list), outcome
+}
+
+// listModels returns the models to list and the outcome, or the error
+// answer.
+func (s *Server) listModels(r *http.Request) ([]json.RawMessage, string, *answerError) {
 	if err := s.checked.err; err != nil {
-		return writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
+		return nil, "", failure(http.StatusInternalServerError, "server_error", "", err.Error(), outcomeConfigError, nil)
 	}
 	if name := r.PathValue("harness"); name != "" {
 		if err := harness.CheckName(name); err != nil {
-			return writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_harness", err.Error()), "route_error"
+			return nil, "", failure(http.StatusNotFound, "invalid_request_error", "unknown_harness", err.Error(), outcomeRouteError, nil)
 		}
 	}
 	if s.cfg.Routes != nil { // the routing config's models (routing.go)
-		return writeModels(w, s.routedModels()), "configured"
+		return s.routedModels(), outcomeConfigured, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), modelsTimeout)
 	defer cancel()
 	up, err := http.NewRequestWithContext(ctx, http.MethodGet, s.checked.base+"/models", nil)
 	if err != nil {
-		return writeError(w, http.StatusInternalServerError, "server_error", "", "server: model list request: "+err.Error()), "config_error"
+		return nil, "", failure(http.StatusInternalServerError, "server_error", "", "server: model list request: "+err.Error(), outcomeConfigError, nil)
 	}
 	up.Header.Set("Accept", "application/json")
 	up.Header.Set("User-Agent", "harnessflow")
@@ -73,20 +83,20 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) (int, string) {
 	resp, err := s.client.Do(up)
 	if err != nil {
 		if r.Context().Err() != nil {
-			return cancelled(w), "client_closed"
+			return nil, "", cancelledAnswer(nil)
 		}
-		return writeError(w, http.StatusBadGateway, "server_error", "upstream_unreachable",
-			"harnessflow: the upstream's model list is unreachable: "+redactURLError(err)), "upstream_unreachable"
+		return nil, "", failure(http.StatusBadGateway, "server_error", "upstream_unreachable",
+			"harnessflow: the upstream's model list is unreachable: "+redactURLError(err), outcomeUpstreamUnreachable, nil)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxModelsBody))
 	if err != nil {
-		return writeError(w, http.StatusBadGateway, "server_error", "upstream_error",
-			"harnessflow: reading the upstream's model list: "+redactURLError(err)), "upstream_error"
+		return nil, "", failure(http.StatusBadGateway, "server_error", "upstream_error",
+			"harnessflow: reading the upstream's model list: "+redactURLError(err), outcomeUpstreamError, nil)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		if list := s.configuredModels(); list != nil {
-			return writeModels(w, list), "configured"
+			return list, outcomeConfigured, nil
 		}
 		msg, _, _, _ := parseUpstreamError(data)
 		if msg == "" {
@@ -96,15 +106,15 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) (int, string) {
 		if status < 400 {
 			status = http.StatusBadGateway
 		}
-		return writeError(w, status, errorType(status), "no_model_list", s.redactKey(
+		return nil, "", failure(status, errorType(status), "no_model_list", s.redactKey(
 			"harnessflow: the upstream has no model list (GET "+RedactURL(s.checked.base)+"/models answered HTTP "+
-				strconv.Itoa(resp.StatusCode)+": "+msg+"); set --model or --default-model to have one listed")), "upstream_error"
+				strconv.Itoa(resp.StatusCode)+": "+msg+"); set --model or --default-model to have one listed"), outcomeUpstreamError, nil)
 	}
 	list, err := modelList(data, s.cfg.wire())
 	if err != nil {
-		return writeError(w, http.StatusBadGateway, "server_error", "upstream_error", "harnessflow: the upstream's model list: "+err.Error()), "upstream_error"
+		return nil, "", failure(http.StatusBadGateway, "server_error", "upstream_error", "harnessflow: the upstream's model list: "+err.Error(), outcomeUpstreamError, nil)
 	}
-	return writeModels(w, list), "completed"
+	return list, outcomeCompleted, nil
 }
 
 // modelEntry is one model of an OpenAI model list.

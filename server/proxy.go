@@ -86,7 +86,7 @@ func (s *Server) logRequest(r *http.Request, x *exchange) {
 		attrs = append(attrs, slog.String("reason", reason))
 	}
 	level := slog.LevelInfo
-	if x.status >= 500 || x.outcome == "failed" {
+	if x.status >= 500 || x.outcome == outcomeFailed {
 		level = slog.LevelWarn
 	}
 	s.log.LogAttrs(r.Context(), level, "harnessflow request", attrs...)
@@ -133,11 +133,24 @@ func (c Config) toolFormat() string {
 	return c.ToolFormat
 }
 
-// proxy serves one request and returns the HTTP status and the outcome.
+// proxy serves one request and returns the HTTP status and the outcome: a
+// turn's steps each return an error answer or go on, and answer writes it.
 func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int, string) {
+	status, outcome, e := s.turn(w, r, x)
+	if e != nil {
+		return s.answer(w, x, e)
+	}
+	return status, outcome
+}
+
+// turn runs one turn of x (docs/architecture.md#one-turn): the request
+// read and checked, routed, planned, its title request and main request
+// sent, the answer run through the response graph, the client's stream
+// concluded. It returns the status and outcome of the answer it wrote, or
+// the error answer to write when the client got nothing yet.
+func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int, string, *answerError) {
 	if err := s.checked.err; err != nil {
-		x.err = err
-		return writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
+		return 0, "", failure(http.StatusInternalServerError, "server_error", "", err.Error(), outcomeConfigError, err)
 	}
 	// The /h/NAME/ namespace is ours: a name this build does not serve is a
 	// 404, a harness on a wire it does not shape a 400 with the fix
@@ -145,54 +158,50 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 	// With a routing config the wire is the model's upstream's: checked
 	// once the model is routed (routing.go).
 	if err := s.checkHarness(x.harness); err != nil {
-		x.err = err
-		var unknown *harness.UnknownHarnessError
-		if errors.As(err, &unknown) {
-			return writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_harness", err.Error()), "route_error"
+		if _, ok := errors.AsType[*harness.UnknownHarnessError](err); ok {
+			return 0, "", failure(http.StatusNotFound, "invalid_request_error", "unknown_harness", err.Error(), outcomeRouteError, err)
 		}
-		return writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route", err.Error()), "route_error"
+		return 0, "", failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route", err.Error(), outcomeRouteError, err)
 	}
-	release, status, outcome, ok := s.admitStream(w, r) // Config.MaxStreams (admission.go)
-	if !ok {
-		return status, outcome
+	release, e := s.admitStream(r) // Config.MaxStreams (admission.go)
+	if e != nil {
+		return 0, "", e
 	}
 	defer release()
 	body, err := s.readBody(w, r)
 	if err != nil {
-		x.err = err
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "", fmt.Sprintf("request body over %d bytes", tooBig.Limit)), "bad_request"
+		if tooBig, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return 0, "", failure(http.StatusRequestEntityTooLarge, "invalid_request_error", "",
+				fmt.Sprintf("request body over %d bytes", tooBig.Limit), outcomeBadRequest, err)
 		}
-		return writeError(w, http.StatusBadRequest, "invalid_request_error", "", "read request body: "+err.Error()), "bad_request"
+		return 0, "", failure(http.StatusBadRequest, "invalid_request_error", "", "read request body: "+err.Error(), outcomeBadRequest, err)
 	}
 	req, err := protocol.DecodeRequest(body)
 	if err != nil {
-		x.err = err
-		return writeError(w, http.StatusBadRequest, "invalid_request_error", "", "invalid Responses request: "+err.Error()), "bad_request"
+		return 0, "", failure(http.StatusBadRequest, "invalid_request_error", "", "invalid Responses request: "+err.Error(), outcomeBadRequest, err)
 	}
 	if s.cfg.Model != "" {
 		req.Model = s.cfg.Model
 	}
-	if status, ok := s.requireModel(w, req); !ok {
-		return status, "bad_request"
+	if e := s.requireModel(req); e != nil {
+		return 0, "", e
 	}
-	targets, status, outcome := s.targets(w, x, req)
-	if targets == nil {
-		return status, outcome
+	targets, e := s.targets(x, req)
+	if e != nil {
+		return 0, "", e
 	}
 	// previous_response_id and item_reference resolved; a non-streaming
 	// request runs the same (streamed) turn, answered as one JSON body.
-	if req, x.status, x.outcome = s.converse(w, r, x, req); req == nil {
-		return x.status, x.outcome
+	if req, e = s.converse(r, x, req); e != nil {
+		return 0, "", e
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	// The upstreams in order, each planned for its wire and model: the next
 	// only when the one before failed before the client got a byte.
-	ex, resp, status, outcome := s.dispatch(ctx, w, r, x, req, targets)
-	if resp == nil {
-		return status, outcome
+	ex, resp, e := s.dispatch(ctx, r, x, req, targets)
+	if e != nil {
+		return 0, "", e
 	}
 	if s.cfg.Followups == FollowupsProxy {
 		return s.proxyRounds(ctx, w, r, x, ex, resp)
@@ -201,76 +210,65 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, x *exchange) (int
 	ex.Answered(resp.Header.Get("Content-Type"))
 	g, closeExt, err := s.responseGraph(x, ex, true)
 	if err != nil {
-		x.err = err
-		return writeError(w, http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error()), "config_error"
+		return 0, "", failure(http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error(), outcomeConfigError, err)
 	}
 	defer closeExt()
 	cw, src := s.batchFlushes(w, sources.Reader(resp.Body, sources.WithName("upstream")))
-	sink := s.startSSE(cw, x, req.Model)
+	sink := s.startClient(cw, x, req.Model)
 	obs := s.metrics.RunObserver(g)
 	err = pipeline.Run(ctx, g, src, sink,
 		s.runOptions(obs)...)
 	obs.Flush()
-	return s.concludeClient(w, r, x, sink, err)
+	status, outcome := s.concludeClient(w, r, x, sink, err)
+	return status, outcome, nil
 }
 
-// planError answers a request harness.Plan refused: a routing error or a
-// harness this build lacks is HTTP 400 "unsupported_route" with the exact
-// text, a request the harness cannot shape HTTP 400.
-func (s *Server) planError(w http.ResponseWriter, r *http.Request, x *exchange, err error) (int, string) {
-	x.err = err
+// planError is the answer to a request harness.Plan refused: a routing
+// error or a harness this build lacks is HTTP 400 "unsupported_route" with
+// the exact text, a request the harness cannot shape HTTP 400.
+func (s *Server) planError(r *http.Request, x *exchange, err error) *answerError {
 	if r.Context().Err() != nil {
-		return cancelled(w), "client_closed"
+		return cancelledAnswer(err)
 	}
-	var re *harness.RouteError
-	if errors.As(err, &re) {
-		return writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route", re.Error()+routeHint(x.wire(s), x.harness)), "route_error"
+	if re, ok := errors.AsType[*harness.RouteError](err); ok {
+		return failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route", re.Error()+routeHint(x.wire(s), x.harness), outcomeRouteError, err)
 	}
 	if route, rerr := harness.Resolve(x.wire(s), x.harness); rerr == nil {
 		x.route = route.String()
 		if _, ok := harness.Lookup(route.Harness); !ok {
 			// harness.Prepare's "harness %q (route %s) is not available in this build".
-			return writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route", err.Error()), "route_error"
+			return failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route", err.Error(), outcomeRouteError, err)
 		}
 	}
-	return writeError(w, http.StatusBadRequest, "invalid_request_error", "", err.Error()), "bad_request"
-}
-
-// cancelled answers a request whose client is gone, or that the server's
-// shutdown cancelled while the client still waits: it must not get an empty
-// HTTP 200. The status logged is 499.
-func cancelled(w http.ResponseWriter) int {
-	writeError(w, http.StatusServiceUnavailable, "server_error", "cancelled", "request cancelled (client gone or server shutting down)")
-	return 499
+	return failure(http.StatusBadRequest, "invalid_request_error", "", err.Error(), outcomeBadRequest, err)
 }
 
 // send sends the turn's shaped request to x.target. On success it returns
-// the 2xx response (the caller closes its body); otherwise it has answered
-// the client and returns a nil response, the status and the outcome —
-// except, unless last, for a failure the next upstream may answer instead
-// (attemptResult): then nothing is written and the outcome is outcomeRetry.
-func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, turn *harness.Turn, last bool) (*http.Response, int, string) {
+// the 2xx response (the caller closes its body); otherwise the answer for
+// the client — except, unless last, for a failure the next upstream may
+// answer instead (attemptResult): then it returns next, and nothing is to
+// be written.
+func (s *Server) send(ctx context.Context, r *http.Request, x *exchange, turn *harness.Turn, last bool) (resp *http.Response, next bool, e *answerError) {
 	start := time.Now()
 	up, err := s.upstreamRequest(ctx, r, x.target, turn.Shaped, turn.Shaped.Body)
 	if err != nil {
-		x.err = err
-		return nil, writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
+		return nil, false, failure(http.StatusInternalServerError, "server_error", "", err.Error(), outcomeConfigError, err)
 	}
-	resp, err := s.do(x.target, up, metrics.RequestMain)
+	resp, err = s.do(x.target, up, metrics.RequestMain)
 	if err != nil {
 		x.err = err
 		if r.Context().Err() != nil {
-			return nil, cancelled(w), "client_closed"
+			return nil, false, cancelledAnswer(err)
 		}
 		result, retryable := attemptResult(err, 0)
 		if s.noteAttempt(r, x, result, 0, start, retryable && !last) {
-			return nil, 0, outcomeRetry
+			return nil, true, nil
 		}
 		if te, ok := errors.AsType[*TimeoutError](err); ok {
-			return nil, writeError(w, http.StatusGatewayTimeout, "server_error", "upstream_timeout", "harnessflow: "+te.Error()), "upstream_timeout"
+			return nil, false, failure(http.StatusGatewayTimeout, "server_error", "upstream_timeout", "harnessflow: "+te.Error(), outcomeUpstreamTimeout, err)
 		}
-		return nil, writeError(w, http.StatusBadGateway, "server_error", "upstream_unreachable",
-			"upstream unreachable: "+redactURLError(err)), "upstream_unreachable"
+		return nil, false, failure(http.StatusBadGateway, "server_error", "upstream_unreachable",
+			"upstream unreachable: "+redactURLError(err), outcomeUpstreamUnreachable, err)
 	}
 	x.upstreamStatus = resp.StatusCode
 	page := ""
@@ -283,21 +281,20 @@ func (s *Server) send(ctx context.Context, w http.ResponseWriter, r *http.Reques
 	}
 	if s.noteAttempt(r, x, result, resp.StatusCode, start, retryable && !last) {
 		resp.Body.Close()
-		return nil, 0, outcomeRetry
+		return nil, true, nil
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
-		return nil, s.upstreamError(w, resp), "upstream_error"
+		return nil, false, s.upstreamError(resp)
 	}
 	if page != "" {
 		// A login page, a captive portal or a misrouted proxy answering
 		// 200: no decoder would see a data line in it, and the client
 		// would be told the stream was cut. Say what came instead.
 		resp.Body.Close()
-		x.err = errors.New(page)
-		return nil, writeError(w, http.StatusBadGateway, "server_error", "upstream_not_a_stream", "harnessflow: "+s.redactKey(page)), "upstream_error"
+		return nil, false, failure(http.StatusBadGateway, "server_error", "upstream_not_a_stream", "harnessflow: "+s.redactKey(page), outcomeUpstreamError, errors.New(page))
 	}
-	return resp, 0, ""
+	return resp, false, nil
 }
 
 // upstreamRequest builds a POST of body to the shaped request's path, with
@@ -433,11 +430,6 @@ func (s *Server) responseGraph(x *exchange, ex *harness.Exchange, withMetrics bo
 	return ex.Graph(exts...)
 }
 
-// startSSE starts the answer to the client (see startClient).
-func (s *Server) startSSE(w http.ResponseWriter, x *exchange, model string) *responses.Writer {
-	return s.startClient(w, x, model)
-}
-
 // conclude ends the client's stream after the run that fed sink returned
 // err, and returns the status and outcome.
 func (s *Server) conclude(r *http.Request, x *exchange, sink *responses.Writer, err error) (int, string) {
@@ -455,17 +447,17 @@ func (s *Server) conclude(r *http.Request, x *exchange, sink *responses.Writer, 
 		// it reads it (Codex does), or a run that notices the closed
 		// connection afterwards, does not change how the stream ended.
 		switch sink.Terminal() {
-		case "response.failed":
-			return http.StatusOK, "failed"
-		case "response.incomplete":
-			return http.StatusOK, "incomplete"
+		case responses.EventFailed:
+			return http.StatusOK, outcomeFailed
+		case responses.EventIncomplete:
+			return http.StatusOK, outcomeIncomplete
 		}
-		return http.StatusOK, "completed"
+		return http.StatusOK, outcomeCompleted
 	}
 	switch {
 	case sink.Err() != nil:
 		// The client stopped reading; the deferred cancel stops the upstream.
-		return http.StatusOK, "client_closed"
+		return http.StatusOK, outcomeClientClosed
 	case err != nil && r.Context().Err() != nil:
 		var outcome string
 		x.failure, outcome = shutdownFailure(r)
@@ -473,18 +465,11 @@ func (s *Server) conclude(r *http.Request, x *exchange, sink *responses.Writer, 
 		return http.StatusOK, outcome
 	case err != nil:
 		x.failure = runFailure(err)
-		_ = sink.Fail(x.failure)
-		return http.StatusOK, "failed"
-	case !sink.Ended():
+	default:
 		x.failure = &protocol.StreamError{Kind: protocol.ErrKindTruncated, Message: "the upstream stream ended without a terminal event", Retryable: true}
-		_ = sink.Fail(x.failure)
-		return http.StatusOK, "failed"
-	case sink.Terminal() == "response.failed":
-		return http.StatusOK, "failed"
-	case sink.Terminal() == "response.incomplete":
-		return http.StatusOK, "incomplete"
 	}
-	return http.StatusOK, "completed"
+	_ = sink.Fail(x.failure)
+	return http.StatusOK, outcomeFailed
 }
 
 // runFailure turns a fatal run error into the stream error the client sees:

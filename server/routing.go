@@ -30,26 +30,20 @@ import (
 // the client's stream is counted by the upstream that served it and the
 // model entry (harnessflow_routed_streams_total).
 
-// outcomeRetry is send's outcome for a failure the next upstream may
-// answer instead: nothing was written to the client.
-const outcomeRetry = "retry"
-
 // targets returns the upstreams to try for req, in order: the one of
 // Config.Upstream, or those its model routes to in the routing config
 // taken now. A model the config does not route is answered with HTTP 404
 // naming the configured models; a /h/NAME/ harness that none of the
-// model's upstreams' wires serves with HTTP 400. On an answer the targets
-// are nil.
-func (s *Server) targets(w http.ResponseWriter, x *exchange, req *protocol.ResponsesRequest) ([]*target, int, string) {
+// model's upstreams' wires serves with HTTP 400: it returns those answers.
+func (s *Server) targets(x *exchange, req *protocol.ResponsesRequest) ([]*target, *answerError) {
 	if s.cfg.Routes == nil {
 		x.target, x.sameWire = s.single, true
-		return []*target{s.single}, 0, ""
+		return []*target{s.single}, nil
 	}
 	c := s.cfg.Routes.Config()
 	route, err := c.Route(req.Model)
 	if err != nil {
-		x.err = err
-		return nil, writeError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "harnessflow: "+err.Error()), "unknown_model"
+		return nil, failure(http.StatusNotFound, "invalid_request_error", "model_not_found", "harnessflow: "+err.Error(), outcomeUnknownModel, err)
 	}
 	ts := make([]*target, 0, len(route.Attempts))
 	var refused error
@@ -73,21 +67,19 @@ func (s *Server) targets(w http.ResponseWriter, x *exchange, req *protocol.Respo
 			t.client = s.pool.client(u)
 		}
 		if t.models, err = route.Entry.ModelTable(s.cfg.Models, a.Model); err != nil {
-			x.err = err
-			return nil, writeError(w, http.StatusInternalServerError, "server_error", "", err.Error()), "config_error"
+			return nil, failure(http.StatusInternalServerError, "server_error", "", err.Error(), outcomeConfigError, err)
 		}
 		ts = append(ts, t)
 	}
 	if len(ts) == 0 {
-		x.err = refused
-		return nil, writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported_route",
-			fmt.Sprintf("model %q: %v", req.Model, refused)), "route_error"
+		return nil, failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route",
+			fmt.Sprintf("model %q: %v", req.Model, refused), outcomeRouteError, refused)
 	}
 	x.target, x.sameWire = ts[0], true
 	for _, t := range ts {
 		x.sameWire = x.sameWire && t.wire == ts[0].wire
 	}
-	return ts, 0, ""
+	return ts, nil
 }
 
 // defaultModel returns the default model of a request that names none:
@@ -194,10 +186,10 @@ func (s *Server) noteAttempt(r *http.Request, x *exchange, result string, status
 // failed for a failure after it was set up.
 func streamOutcome(outcome string) string {
 	switch outcome {
-	case "completed", "incomplete", "failed", "client_closed", "shutdown":
+	case outcomeCompleted, outcomeIncomplete, outcomeFailed, outcomeClientClosed, outcomeShutdown:
 		return outcome
 	}
-	return "failed"
+	return outcomeFailed
 }
 
 // endRouted counts a routed stream's end by upstream and model entry.
@@ -239,11 +231,11 @@ func harnessFor(path string, t *target) string {
 
 // dispatch plans req for each target in turn and sends it, until an
 // upstream answers 2xx or fails in a way the client is to see (send). It
-// returns the turn and the answer, or a nil answer and the status and
-// outcome of what the client was told. The title request (when the harness
-// sends one) goes to the first upstream only.
-func (s *Server) dispatch(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange,
-	req *protocol.ResponsesRequest, targets []*target) (*harness.Exchange, *http.Response, int, string) {
+// returns the exchange and the answer, or the error answer for the client.
+// The title request (when the harness sends one) goes to the first
+// upstream only.
+func (s *Server) dispatch(ctx context.Context, r *http.Request, x *exchange,
+	req *protocol.ResponsesRequest, targets []*target) (*harness.Exchange, *http.Response, *answerError) {
 	path := x.harness
 	for i, t := range targets {
 		x.target = t
@@ -256,25 +248,23 @@ func (s *Server) dispatch(ctx context.Context, w http.ResponseWriter, r *http.Re
 		}
 		ex, err := s.open(ctx, r, t, x.harness, treq)
 		if err != nil {
-			status, outcome := s.planError(w, r, x, err)
-			return nil, nil, status, outcome
+			return nil, nil, s.planError(r, x, err)
 		}
 		turn := ex.Turn
 		x.route = turn.Route.String()
 		if i == 0 && turn.Shaped.TitleRequest != nil {
 			s.titleRequest(ctx, r, t, turn)
-			if r.Context().Err() != nil {
-				x.err = r.Context().Err()
-				return nil, nil, cancelled(w), "client_closed"
+			if err := r.Context().Err(); err != nil {
+				return nil, nil, cancelledAnswer(err)
 			}
 		}
-		resp, status, outcome := s.send(ctx, w, r, x, turn, i == len(targets)-1)
-		if outcome != outcomeRetry {
-			return ex, resp, status, outcome
+		resp, next, e := s.send(ctx, r, x, turn, i == len(targets)-1)
+		if !next {
+			return ex, resp, e
 		}
 	}
-	// send answers the client on the last target: not reached.
-	return nil, nil, writeError(w, http.StatusBadGateway, "server_error", "", "harnessflow: no upstream answered"), "upstream_unreachable"
+	// The last target's failure is the client's to see (send): never here.
+	return nil, nil, failure(http.StatusBadGateway, "server_error", "", "harnessflow: no upstream answered", outcomeUpstreamUnreachable, nil)
 }
 
 // checkHarness checks the harness of a /h/NAME/ route before the request

@@ -439,9 +439,9 @@ func New(cfg Config) *Server {
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		msg := "no route for " + r.Method + " " + r.URL.Path + " (the proxy serves POST /v1/responses, POST /h/{harness}/v1/responses, GET /v1/models, GET /healthz and GET /metrics)"
-		writeError(w, http.StatusNotFound, "invalid_request_error", "not_found", msg)
+		status, outcome := s.answer(w, nil, failure(http.StatusNotFound, "invalid_request_error", "not_found", msg, outcomeNotFound, nil))
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "harnessflow request", slog.String("method", r.Method),
-			slog.String("path", r.URL.Path), slog.Int("status", http.StatusNotFound), slog.String("outcome", "not_found"), slog.String("reason", cutReason(msg)))
+			slog.String("path", r.URL.Path), slog.Int("status", status), slog.String("outcome", outcome), slog.String("reason", cutReason(msg)))
 	})
 	s.mux = mux
 	return s

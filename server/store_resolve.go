@@ -79,9 +79,8 @@ func (c Config) storeLimits() StoreLimits {
 // sets x.conv. A reference the store does not hold (or no store) is an
 // HTTP 400 that says why — never a silent drop; on the Responses wire an
 // item_reference the store does not hold goes upstream as it is (its ids
-// are the upstream's). When it answered the client it returns nil, the
-// status and the outcome.
-func (s *Server) converse(w http.ResponseWriter, r *http.Request, x *exchange, req *protocol.ResponsesRequest) (*protocol.ResponsesRequest, int, string) {
+// are the upstream's). A request it refuses gets the answer it returns.
+func (s *Server) converse(r *http.Request, x *exchange, req *protocol.ResponsesRequest) (*protocol.ResponsesRequest, *answerError) {
 	conv := &conversation{ctx: r.Context(), request: req, unary: !req.Stream, scope: CredentialScope(r.Header)}
 	x.conv = conv
 	next := *req
@@ -90,23 +89,22 @@ func (s *Server) converse(w http.ResponseWriter, r *http.Request, x *exchange, r
 
 	prev, err := previousResponseID(req)
 	if err != nil {
-		x.err = err
-		return nil, writeErrorBody(w, http.StatusBadRequest, "invalid_request_error", nil, err.Error(), paramJSON("previous_response_id")), "bad_request"
+		return nil, &answerError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: err.Error(),
+			param: paramJSON("previous_response_id"), outcome: outcomeBadRequest, cause: err}
 	}
 	if prev != "" {
 		next.Extra = maps.Clone(req.Extra)
 		delete(next.Extra, "previous_response_id")
 		if s.store == nil {
 			s.storeMetrics.lookup(lookupPrevious, resultDisabled)
-			x.err = errors.New("previous_response_id with the store disabled")
-			return nil, writeErrorBody(w, http.StatusBadRequest, "invalid_request_error", codeJSON("store_disabled"),
-				"previous_response_id is not supported: this proxy keeps no responses (its response store is disabled); "+
-					`send the whole conversation in "input" instead`, paramJSON("previous_response_id")), "bad_request"
+			return nil, &answerError{status: http.StatusBadRequest, typ: "invalid_request_error", code: codeJSON("store_disabled"),
+				msg: "previous_response_id is not supported: this proxy keeps no responses (its response store is disabled); " +
+					`send the whole conversation in "input" instead`, param: paramJSON("previous_response_id"),
+				outcome: outcomeBadRequest, cause: errors.New("previous_response_id with the store disabled")}
 		}
 		got, err := s.store.Get(r.Context(), conv.scope, prev)
 		if err != nil {
-			status, outcome := s.lookupError(w, r, x, lookupPrevious, fmt.Sprintf("previous_response_id %q", prev), "previous_response_not_found", "previous_response_id", err)
-			return nil, status, outcome
+			return nil, s.lookupError(r, lookupPrevious, fmt.Sprintf("previous_response_id %q", prev), "previous_response_not_found", "previous_response_id", err)
 		}
 		s.storeMetrics.lookup(lookupPrevious, resultHit)
 		input = make(protocol.Items, 0, len(got.Input)+len(got.Output)+len(req.Input))
@@ -123,19 +121,19 @@ func (s *Server) converse(w http.ResponseWriter, r *http.Request, x *exchange, r
 		passUpstream := x.passesReferences()
 		switch {
 		case id == "":
-			x.err = errors.New(what + " without id")
-			return nil, writeErrorBody(w, http.StatusBadRequest, "invalid_request_error", nil,
-				fmt.Sprintf(`input[%d]: an item_reference needs an "id"`, i), paramJSON("input")), "bad_request"
+			return nil, &answerError{status: http.StatusBadRequest, typ: "invalid_request_error",
+				msg: fmt.Sprintf(`input[%d]: an item_reference needs an "id"`, i), param: paramJSON("input"),
+				outcome: outcomeBadRequest, cause: errors.New(what + " without id")}
 		case s.store == nil && passUpstream:
 			s.storeMetrics.lookup(lookupReference, resultPassed)
 			input = append(input, it)
 			continue
 		case s.store == nil:
 			s.storeMetrics.lookup(lookupReference, resultDisabled)
-			x.err = errors.New(what + " with the store disabled")
-			return nil, writeErrorBody(w, http.StatusBadRequest, "invalid_request_error", codeJSON("store_disabled"),
-				what+` cannot be resolved: this proxy keeps no responses (its response store is disabled); `+
-					`send the items themselves in "input" (with "store": false the SDKs do)`, paramJSON("input")), "bad_request"
+			return nil, &answerError{status: http.StatusBadRequest, typ: "invalid_request_error", code: codeJSON("store_disabled"),
+				msg: what + ` cannot be resolved: this proxy keeps no responses (its response store is disabled); ` +
+					`send the items themselves in "input" (with "store": false the SDKs do)`, param: paramJSON("input"),
+				outcome: outcomeBadRequest, cause: errors.New(what + " with the store disabled")}
 		}
 		ref, err := s.store.GetItem(r.Context(), conv.scope, id)
 		if errors.Is(err, ErrNotStored) && passUpstream {
@@ -144,8 +142,7 @@ func (s *Server) converse(w http.ResponseWriter, r *http.Request, x *exchange, r
 			continue
 		}
 		if err != nil {
-			status, outcome := s.lookupError(w, r, x, lookupReference, what, "item_reference_not_found", "input", err)
-			return nil, status, outcome
+			return nil, s.lookupError(r, lookupReference, what, "item_reference_not_found", "input", err)
 		}
 		s.storeMetrics.lookup(lookupReference, resultHit)
 		input = append(input, ref)
@@ -156,24 +153,24 @@ func (s *Server) converse(w http.ResponseWriter, r *http.Request, x *exchange, r
 	next.Input = input
 	conv.input = input
 	conv.keep = s.store != nil && req.Stores()
-	return &next, 0, ""
+	return &next, nil
 }
 
 // lookupError answers a reference the store could not resolve: HTTP 400
 // naming it and how long responses are kept, or HTTP 503 when the store
-// itself failed. It returns the status and the outcome.
-func (s *Server) lookupError(w http.ResponseWriter, r *http.Request, x *exchange, kind, what, code, param string, err error) (int, string) {
-	x.err = err
+// itself failed.
+func (s *Server) lookupError(r *http.Request, kind, what, code, param string, err error) *answerError {
 	if !errors.Is(err, ErrNotStored) {
 		s.storeMetrics.lookup(kind, resultError)
 		s.log.LogAttrs(r.Context(), slog.LevelWarn, "harnessflow: response store lookup failed",
 			slog.String("path", r.URL.Path), slog.String("kind", kind), slog.String("error", err.Error()))
-		return writeErrorBody(w, http.StatusServiceUnavailable, "server_error", codeJSON("store_unavailable"),
-			what+": the response store failed: "+err.Error(), paramJSON(param)), "store_error"
+		return &answerError{status: http.StatusServiceUnavailable, typ: "server_error", code: codeJSON("store_unavailable"),
+			msg: what + ": the response store failed: " + err.Error(), param: paramJSON(param), outcome: outcomeStoreError, cause: err}
 	}
 	s.storeMetrics.lookup(kind, resultMiss)
-	return writeErrorBody(w, http.StatusBadRequest, "invalid_request_error", codeJSON(code),
-		what+" not found ("+s.keptFor()+`); send the whole conversation in "input" instead`, paramJSON(param)), "bad_request"
+	return &answerError{status: http.StatusBadRequest, typ: "invalid_request_error", code: codeJSON(code),
+		msg: what + " not found (" + s.keptFor() + `); send the whole conversation in "input" instead`, param: paramJSON(param),
+		outcome: outcomeBadRequest, cause: err}
 }
 
 // keptFor says how long and for whom responses are kept, for a not-found

@@ -51,19 +51,17 @@ func (s *Server) concludeClient(w http.ResponseWriter, r *http.Request, x *excha
 		if f == nil {
 			f = &protocol.StreamError{Kind: protocol.ErrKindUpstream, Message: "the response failed"}
 		}
-		code := failureStatus(f)
+		e := &answerError{status: failureStatus(f), typ: f.Type, msg: f.Message, outcome: outcome}
 		if f.RetryAfterMS > 0 {
-			w.Header().Set("Retry-After", strconv.FormatInt((f.RetryAfterMS+999)/1000, 10))
+			e.retryAfter = strconv.FormatInt((f.RetryAfterMS+999)/1000, 10)
 		}
-		typ := f.Type
-		if typ == "" {
-			typ = errorType(code)
+		if e.typ == "" {
+			e.typ = errorType(e.status)
 		}
-		var c []byte
 		if f.Code != "" {
-			c = codeJSON(f.Code)
+			e.code = codeJSON(f.Code)
 		}
-		return writeErrorBody(w, code, typ, c, f.Message, nil), outcome
+		return s.answer(w, x, e)
 	}
 	body := append(sink.AppendResponse(make([]byte, 0, 4096)), '\n')
 	hdr := w.Header()
