@@ -78,11 +78,7 @@ func (s *Server) collectRound(ctx context.Context, x *exchange, ex *harness.Exch
 		evs = append(evs, ev)
 		return nil
 	})
-	obs := s.metrics.RunObserver(g)
-	runErr = pipeline.Run(ctx, g, sources.Reader(body, sources.WithName("upstream")), sink,
-		s.runOptions(obs)...)
-	obs.Flush()
-	return evs, runErr, nil
+	return evs, runResponse(ctx, s, g, sources.Reader(body, sources.WithName("upstream")), sink), nil
 }
 
 // replay streams the final round's events to the client through the

@@ -106,12 +106,18 @@ func (s *Server) open(ctx context.Context, r *http.Request, t *target, name stri
 	return ex, nil
 }
 
-// planConfig is the harness layer's configuration of a turn to t.
+// planConfig is the harness layer's configuration of a turn to t: the
+// server's, made once in New, with the target's wire, base URL and models.
 func (s *Server) planConfig(t *target) harness.Config {
+	c := s.turnCfg
+	c.Wire, c.BaseURL, c.Models = t.wire, t.base, t.models
+	return c
+}
+
+// harnessConfig is the harness layer's configuration of every turn, from
+// Config (the target's wire, base URL and models left out).
+func (s *Server) harnessConfig() harness.Config {
 	return harness.Config{
-		Wire:          t.wire,
-		BaseURL:       t.base,
-		Models:        t.models,
 		Prompts:       s.cfg.Prompts,
 		Logger:        s.log,
 		Now:           s.cfg.Now,
@@ -215,11 +221,7 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 	defer closeExt()
 	cw, src := s.batchFlushes(w, sources.Reader(resp.Body, sources.WithName("upstream")))
 	sink := s.startClient(cw, x, req.Model)
-	obs := s.metrics.RunObserver(g)
-	err = pipeline.Run(ctx, g, src, sink,
-		s.runOptions(obs)...)
-	obs.Flush()
-	status, outcome := s.concludeClient(w, r, x, sink, err)
+	status, outcome := s.concludeClient(w, r, x, sink, runResponse(ctx, s, g, src, sink))
 	return status, outcome, nil
 }
 
@@ -373,14 +375,18 @@ func (s *Server) setCredentials(t *target, h http.Header, r *http.Request) {
 // (harness.BodyStreams).
 func bodyStreams(body []byte) bool { return harness.BodyStreams(body) }
 
-// runOptions are the options of a response graph's run observed by obs:
-// the configured mode, and timing only with Config.StageTiming.
-func (s *Server) runOptions(obs pipeline.Observer) []pipeline.RunOption {
+// runResponse runs a response graph of an exchange from the upstream's
+// answer src into sink, observed for /metrics (stage timing only with
+// Config.StageTiming), in the configured mode.
+func runResponse[Out any](ctx context.Context, s *Server, g *pipeline.Graph, src pipeline.Source[[]byte], sink pipeline.Sink[Out]) error {
+	obs := s.metrics.RunObserver(g)
 	opts := []pipeline.RunOption{pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(obs)}
 	if !s.cfg.StageTiming {
 		opts = append(opts, pipeline.WithoutTiming())
 	}
-	return opts
+	err := pipeline.Run(ctx, g, src, sink, opts...)
+	obs.Flush()
+	return err
 }
 
 // htmlPage describes a 2xx answer that is an HTML page (Content-Type

@@ -386,12 +386,13 @@ type Server struct {
 	store        Store        // nil with Config.NoStore (store_resolve.go)
 	storeMetrics storeMetrics // its use, for /metrics
 
-	checked upstreamBase // Config.Check and the upstream's base URL, once (transport.go)
-	single  *target      // the upstream of Config.Upstream (nil with Config.Routes)
-	pool    upstreamPool // the clients of Config.Routes's upstreams (targets.go)
-	routing routeMetrics // what Config.Routes does, for /metrics
-	exposed atomic.Bool  // Serve serves a non-loopback address (routing.go's checkReload)
-	admit   *admission   // Config.MaxStreams (admission.go)
+	checked upstreamBase   // Config.Check and the upstream's base URL, once (transport.go)
+	single  *target        // the upstream of Config.Upstream (nil with Config.Routes)
+	pool    upstreamPool   // the clients of Config.Routes's upstreams (targets.go)
+	routing routeMetrics   // what Config.Routes does, for /metrics
+	exposed atomic.Bool    // Serve serves a non-loopback address (routing.go's checkReload)
+	admit   *admission     // Config.MaxStreams (admission.go)
+	turnCfg harness.Config // the harness layer's configuration of every turn, less the target's (proxy.go's planConfig)
 
 	inflight atomic.Int64  // requests being served
 	stop     chan struct{} // closed by Stop
@@ -414,6 +415,7 @@ func New(cfg Config) *Server {
 	if s.metrics == nil {
 		s.metrics = metrics.New()
 	}
+	s.turnCfg = s.harnessConfig()
 	if s.cfg.MaxRequestBytes <= 0 {
 		s.cfg.MaxRequestBytes = DefaultMaxRequestBytes
 	}
