@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,7 +210,13 @@ func sharedRequest(t *testing.T, name string) *protocol.ResponsesRequest {
 // plan shapes req for the profile on the wire, with the client's headers.
 func plan(t *testing.T, name string, w harness.Wire, req *protocol.ResponsesRequest, hdr http.Header) map[string]any {
 	t.Helper()
-	turn, err := harness.Plan(context.Background(), harness.Config{Wire: w}, name, req, hdr)
+	return planWith(t, harness.Config{Wire: w}, name, req, hdr)
+}
+
+// planWith is plan with the whole configuration (variants, models).
+func planWith(t *testing.T, cfg harness.Config, name string, req *protocol.ResponsesRequest, hdr http.Header) map[string]any {
+	t.Helper()
+	turn, err := harness.Plan(context.Background(), cfg, name, req, hdr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,17 +241,25 @@ func toolNames(body map[string]any) []string {
 	return names
 }
 
-// A child agent (the client's sub-agent label collab_spawn) loses the
-// plan-mode and question tools, gets the child prompt, no thinking,
-// temperature 1 and no effort; the route's profile decides Full or Bare.
+// A child agent (the client's sub-agent label collab_spawn) gets the child
+// prompt, no thinking, temperature 1 and no effort; in the variant fork it
+// also loses the plan-mode and question tools (Claude Code 2.1.332's set has
+// none of them: the child keeps the main agent's tools); the route's
+// profile decides Full or Bare.
 func TestChildAgent(t *testing.T) {
 	req := sharedRequest(t, "plain")
 	child := http.Header{"X-Openai-Subagent": []string{claudecode.SubagentSpawn}}
 	main := plan(t, harness.NameClaudeCode, harness.WireMessages, req, nil)
 	sub := plan(t, harness.NameClaudeCode, harness.WireMessages, req, child)
+	if got, want := toolNames(sub), toolNames(main); !slices.Equal(got, want) {
+		t.Errorf("child tools %v, want the main agent's %v", got, want)
+	}
+	fork := harness.Config{Wire: harness.WireMessages, Variants: map[string]string{harness.NameClaudeCode: claudecode.VariantFork}}
+	forkMain := planWith(t, fork, harness.NameClaudeCode, req, nil)
+	forkSub := planWith(t, fork, harness.NameClaudeCode, req, child)
 	for _, n := range []string{"EnterPlanMode", "ExitPlanMode", "TaskOutput"} {
-		if !contains(toolNames(main), n) || contains(toolNames(sub), n) {
-			t.Errorf("%s: main %v, child %v", n, contains(toolNames(main), n), contains(toolNames(sub), n))
+		if !contains(toolNames(forkMain), n) || contains(toolNames(forkSub), n) {
+			t.Errorf("fork %s: main %v, child %v", n, contains(toolNames(forkMain), n), contains(toolNames(forkSub), n))
 		}
 	}
 	if sub["thinking"] != nil || sub["context_management"] != nil || sub["temperature"] != 1.0 {

@@ -65,6 +65,24 @@ const (
 	BetaBareTitle = "structured-outputs-2025-11-13"
 )
 
+// Beta flags Claude Code 2.1.332 sends for some models only
+// (currentDefaults).
+const (
+	betaEffort      = "effort-2025-11-24"
+	betaTurnControl = "per-turn-control-2026-07-01"
+	betaToolChanges = "mid-conversation-tool-changes-2026-07-01"
+)
+
+// modelBeta is the anthropic-beta value beta without the flags Claude Code
+// 2.1.332 leaves out for a model of defaults d.
+func modelBeta(beta string, d modelDefaults) string {
+	flags := strings.Split(beta, ",")
+	flags = slices.DeleteFunc(flags, func(f string) bool {
+		return f == betaEffort && !d.effortBeta || (f == betaTurnControl || f == betaToolChanges) && !d.turnBetas
+	})
+	return strings.Join(flags, ",")
+}
+
 // billingSalt and the character positions are what the billing block's
 // version suffix is computed from (a protocol detail of Claude Code).
 const billingSalt = "59cf53e54c78"
@@ -402,7 +420,7 @@ func messagesOptions(s *request.Shaping, env *harness.Env, shape *Shape, t *mess
 	yes := true
 	b := &s.MessagesBody
 	b.Model = model
-	b.MaxTokens = MaxTokens(model)
+	b.MaxTokens = shape.MaxTokens(model)
 	b.Stream = &yes
 	b.Metadata = &anthropic.Metadata{UserID: UserID(env.ConversationKey)}
 	if shape.ThinkingOn(env) {
@@ -414,6 +432,9 @@ func messagesOptions(s *request.Shaping, env *harness.Env, shape *Shape, t *mess
 		} else {
 			budget := b.MaxTokens - 1
 			b.Thinking = &anthropic.Thinking{Type: "enabled", BudgetTokens: &budget}
+			if !shape.Fork { // 2.1.332 omits the thinking text with a budget too
+				b.Thinking.Display = "omitted"
+			}
 		}
 		b.ContextManagement = &anthropic.ContextManagement{Edits: []anthropic.ContextEdit{
 			{Type: "clear_thinking_20251015", Keep: json.RawMessage(`"all"`)}}}
@@ -428,6 +449,9 @@ func messagesOptions(s *request.Shaping, env *harness.Env, shape *Shape, t *mess
 	s.Path = anthropic.Path
 	s.Query = map[string]string{"beta": "true"}
 	s.Headers = headers(shape.Profile, env.ConversationKey, shape.Fork)
+	if d, ok := currentDefaults(model); ok && !shape.Fork {
+		s.Headers[anthropic.HeaderBeta] = modelBeta(s.Headers[anthropic.HeaderBeta], d)
+	}
 	if FirstTurn(s.Request) && len(shape.Tools) > 0 {
 		title, err := titleRequest(s.Request, env, shape, t)
 		if err != nil {
@@ -505,6 +529,12 @@ func messagesEdit(s *request.Shaping, body *anthropic.Request, shape *Shape, t *
 	msgs, err := json.Marshal(body.Messages)
 	if err != nil {
 		return err
+	}
+	for i := range body.Tools {
+		if body.Tools[i].Name == DeferredPlaceholder { // sent as Claude Code 2.1.332 sends it
+			yes := true
+			body.Tools[i].DeferLoading = &yes
+		}
 	}
 	tools, err := json.Marshal(body.Tools)
 	if err != nil {

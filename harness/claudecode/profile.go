@@ -12,6 +12,7 @@ import (
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/harness/bridge"
 	"github.com/harnessflow/harnessflow/harness/internal/claudestyle"
+	"github.com/harnessflow/harnessflow/prompts"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
 )
@@ -76,6 +77,62 @@ func rank(name string) int {
 	return 26
 }
 
+// currentToolsFile is the pack file of Claude Code 2.1.332's tool set
+// (names and schemas as captured, descriptions in our words); tools.json
+// keeps the fork's.
+const currentToolsFile = "current_tools.json"
+
+// DeferredPlaceholder is the tool Claude Code 2.1.332 sends with
+// defer_loading set, so that tool search stays on when every other
+// deferred tool is left out; it is never meant to be called.
+const DeferredPlaceholder = "DeferredToolPlaceholder"
+
+// currentTools are the tools Claude Code 2.1.332 sends in the Full profile
+// (the rest of its tools wait behind ToolSearch), in its order. The
+// client's other function tools follow them.
+var currentTools = []string{"Agent", "Bash", "Edit", "ListAgents", "Read", "ReportFindings", "ScheduleWakeup",
+	"Skill", "ToolSearch", "Workflow", DeferredPlaceholder, "Write"}
+
+// currentShell are the current tools bridged onto the client's shell.
+var currentShell = []string{claudestyle.ToolBash, claudestyle.ToolRead, claudestyle.ToolWrite, claudestyle.ToolEdit}
+
+// currentRank is the position of a name in currentTools; other names rank
+// last, keeping their order.
+func currentRank(name string) int {
+	if i := slices.Index(currentTools, name); i >= 0 {
+		return i
+	}
+	return len(currentTools)
+}
+
+// loadCurrentTools reads current_tools.json of the pack, checked as
+// tools.json is ({"tools":[ToolDef…]}, each named, described, with an
+// object schema).
+func loadCurrentTools(p *prompts.Pack) ([]claudestyle.ToolDef, error) {
+	data, err := p.Data(harness.NameClaudeCode, currentToolsFile)
+	if err != nil {
+		return nil, err
+	}
+	var file struct {
+		Tools []claudestyle.ToolDef `json:"tools"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&file); err != nil {
+		return nil, fmt.Errorf("%s/%s: %w", harness.NameClaudeCode, currentToolsFile, err)
+	}
+	for i, t := range file.Tools {
+		var schema struct {
+			Type string `json:"type"`
+		}
+		if t.Name == "" || t.Description == "" || json.Unmarshal(t.InputSchema, &schema) != nil || schema.Type != "object" {
+			return nil, fmt.Errorf("%s/%s: tool %d (%q): want a name, a description and an object schema",
+				harness.NameClaudeCode, currentToolsFile, i, t.Name)
+		}
+	}
+	return file.Tools, nil
+}
+
 // Shape is the one source of truth of a turn, shared by the three wires:
 // the profile, whether the request is a child agent's, the system prompt and
 // the tool list (in its final order).
@@ -117,6 +174,13 @@ func NewShape(env *harness.Env) (*Shape, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.current() {
+		cur, err := loadCurrentTools(env.Prompts)
+		if err != nil {
+			return nil, err
+		}
+		defs = append(cur, defs...) // Find takes the first: the current definition wins
+	}
 	if s.Tools, err = s.selectTools(env, defs); err != nil {
 		return nil, err
 	}
@@ -126,7 +190,17 @@ func NewShape(env *harness.Env) (*Shape, error) {
 	return s, nil
 }
 
-// selectTools is the tool selection:
+// current reports whether the turn gets Claude Code 2.1.332's tool set
+// (Full profile, not the variant fork).
+func (s *Shape) current() bool { return s.Profile == harness.ProfileFull && !s.Fork }
+
+// selectTools is the tool selection. In the Full profile (not the variant
+// fork), as Claude Code 2.1.332: Bash, Read, Write and Edit bridged onto
+// the client's shell; the client's function tools as below; the client's
+// tool_search dropped; then the rest of currentTools (Agent, ListAgents,
+// ReportFindings, ScheduleWakeup, Skill, ToolSearch, Workflow,
+// DeferredToolPlaceholder), the list in currentTools' order, the client's
+// tools last. Otherwise the fork's selection:
 //
 //   - the native shell and file tools (Full: Bash, Read, Write, Edit, Glob,
 //     Grep; Bare: Bash, Edit, Read) when the client advertised a shell
@@ -157,7 +231,7 @@ func (s *Shape) selectTools(env *harness.Env, defs []claudestyle.ToolDef) ([]req
 		}
 		d, ok := claudestyle.Find(defs, name)
 		if !ok {
-			return fmt.Errorf("claude-code/tools.json has no tool %q", name)
+			return fmt.Errorf("claude-code: no tool %q in tools.json or %s", name, currentToolsFile)
 		}
 		desc := d.Description
 		if s.Profile == harness.ProfileBare && d.BareDescription != "" {
@@ -167,8 +241,12 @@ func (s *Shape) selectTools(env *harness.Env, defs []claudestyle.ToolDef) ([]req
 		have[name] = true
 		return nil
 	}
+	shell, extra, order := shellFamily[s.Profile], supplemental, rank
+	if s.current() {
+		shell, extra, order = currentShell, currentTools, currentRank
+	}
 	if env.Client.Kind != bridge.ShellNone {
-		for _, n := range shellFamily[s.Profile] {
+		for _, n := range shell {
 			if err := native(n); err != nil {
 				return nil, err
 			}
@@ -218,13 +296,13 @@ func (s *Shape) selectTools(env *harness.Env, defs []claudestyle.ToolDef) ([]req
 		}
 	}
 	if s.Profile == harness.ProfileFull {
-		for _, n := range supplemental {
+		for _, n := range extra {
 			if err := native(n); err != nil {
 				return nil, err
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b request.Tool) int { return rank(a.Name) - rank(b.Name) })
+	slices.SortStableFunc(out, func(a, b request.Tool) int { return order(a.Name) - order(b.Name) })
 	return out, nil
 }
 
@@ -362,6 +440,9 @@ func atLeast46(model, family string) bool {
 const (
 	MaxTokensLarge   = 64000 // opus 4.6 and later
 	MaxTokensDefault = 32000
+	// MaxTokensOpus5 is what Claude Code 2.1.332 sends for opus 5 and
+	// later (the variant fork keeps MaxTokens).
+	MaxTokensOpus5 = 128000
 )
 
 // MaxTokens is the max_tokens of a model: 64000 for opus 4.6 and later,
@@ -380,6 +461,41 @@ func Adaptive(model string) bool {
 		strings.Contains(strings.ToLower(model), "claude-mythos-preview")
 }
 
+// modelDefaults are the values Claude Code 2.1.332 sends for a Claude
+// model when nothing else is asked (captured on loopback for
+// claude-opus-5-5, claude-opus-4-6 and claude-sonnet-4-5; the newer models
+// of a family are taken to behave as the newest captured one).
+type modelDefaults struct {
+	maxTokens int64
+	// effort is the output_config effort sent when the request names none
+	// the model takes ("" for none).
+	effort string
+	// effortBeta: the anthropic-beta value carries effort-2025-11-24.
+	effortBeta bool
+	// turnBetas: it carries per-turn-control-2026-07-01 and
+	// mid-conversation-tool-changes-2026-07-01.
+	turnBetas bool
+}
+
+// currentDefaults returns Claude Code 2.1.332's values for model: opus 5
+// and later 128000 tokens, effort medium, every beta; the other adaptive
+// models (opus and sonnet 4.6 and later) MaxTokens, effort high, no
+// per-turn betas; older Claude models MaxTokens, no effort and neither
+// beta. ok is false for a name that is not a Claude model's (the fixed
+// values then apply: MaxTokens, every beta, the requested effort only).
+func currentDefaults(model string) (d modelDefaults, ok bool) {
+	family, major, _, ok := ModelVersion(model)
+	switch {
+	case !ok:
+		return modelDefaults{}, false
+	case family == "opus" && major >= 5:
+		return modelDefaults{maxTokens: MaxTokensOpus5, effort: "medium", effortBeta: true, turnBetas: true}, true
+	case Adaptive(model):
+		return modelDefaults{maxTokens: MaxTokens(model), effort: "high", effortBeta: true}, true
+	}
+	return modelDefaults{maxTokens: MaxTokens(model)}, true
+}
+
 // requestedEffort is the request's reasoning effort, lowercased ("" when
 // none was given).
 func requestedEffort(req *protocol.ResponsesRequest) string {
@@ -393,17 +509,35 @@ func requestedEffort(req *protocol.ResponsesRequest) string {
 // "high"; Full the requested effort mapped to Claude's levels (minimal and
 // low → low, medium → medium, high, xhigh, max, ultra → high), only when the
 // model declares the efforts it takes and the requested one is among them
-// and is not "none". A child agent ignores the requested effort (it would
+// and is not "none"; failing that, outside the variant fork, the effort
+// Claude Code 2.1.332 sends for the model by default (currentDefaults;
+// none for "none"). A child agent ignores the requested effort (it would
 // use the model's default level, which the model table does not give).
 func (s *Shape) Effort(env *harness.Env) string {
 	if s.Profile == harness.ProfileBare {
 		return "high"
 	}
 	e := requestedEffort(env.Request)
-	if s.Child || e == "" || e == "none" || len(env.Model.Efforts) == 0 || !slices.Contains(env.Model.Efforts, e) {
+	if s.Child || e == "none" {
 		return ""
 	}
-	return request.ChatEffort(e)
+	if e != "" && len(env.Model.Efforts) > 0 && slices.Contains(env.Model.Efforts, e) {
+		return request.ChatEffort(e)
+	}
+	if d, ok := currentDefaults(env.Request.Model); ok && !s.Fork {
+		return d.effort
+	}
+	return ""
+}
+
+// MaxTokens is the turn's max_tokens: Claude Code 2.1.332's value for a
+// Claude model (currentDefaults), the package's MaxTokens in the variant
+// fork and for other names.
+func (s *Shape) MaxTokens(model string) int64 {
+	if d, ok := currentDefaults(model); ok && !s.Fork {
+		return d.maxTokens
+	}
+	return MaxTokens(model)
 }
 
 // ThinkingOn reports whether the turn asks for thinking: not for a child
