@@ -70,7 +70,8 @@ func (b messagesBody) lastUserHas(s string) bool {
 // Code 2.1.332's message layout (checkLayout), and in the second request
 // the Bash call shown as Bash with its result.
 func checkClaudeCodeBodies(bodies [][]byte) error {
-	return checkClaude(bodies, "claude-code", []string{"Agent", "Bash", "Edit", "Glob", "Grep", "Read", "Write"})
+	return checkClaude(bodies, "claude-code", []string{"Agent", "Bash", "Edit", "ListAgents", "Read", "ReportFindings",
+		"ScheduleWakeup", "Skill", "ToolSearch", "Workflow", "DeferredToolPlaceholder", "Write"})
 }
 
 // checkClaudeCodeBareBodies: as checkClaudeCodeBodies, with Bare's Bash,
@@ -104,8 +105,8 @@ func checkClaude(bodies [][]byte, name string, tools []string) error {
 		if got := b.toolNames(); !isSubset(tools, got) || slices.Contains(got, "exec_command") {
 			return fmt.Errorf("request %d: tools %v, want %v and not the client's exec_command", i+1, got, tools)
 		}
-		if name == "claude-code" && len(b.Tools) <= len(tools) {
-			return fmt.Errorf("request %d: tools %v: the Full profile's supplemental tools are missing", i+1, b.toolNames())
+		if name == "claude-code" && !slices.Equal(b.toolNames()[:min(len(tools), len(b.Tools))], tools) {
+			return fmt.Errorf("request %d: tools %v: not Claude Code 2.1.332's twelve first, in its order", i+1, b.toolNames())
 		}
 		if name == "claude-code-bare" && (!isSubset(b.toolNames(), append(tools, "ToolSearch")) || string(b.OutputConfig) != `{"effort":"high"}`) {
 			return fmt.Errorf("request %d: tools %v, output_config %s; want Bare's tools (and ToolSearch) and effort high", i+1, b.toolNames(), b.OutputConfig)

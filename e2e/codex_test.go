@@ -142,6 +142,8 @@ func TestCodex(t *testing.T) {
 		})
 	}
 
+	defaultModelTests(t, bin)
+
 	// An upstream HTTP 400: the proxy answers 400 with the upstream's
 	// message, and Codex (retries off) prints the body and fails.
 	t.Run("UpstreamError400", func(t *testing.T) {
@@ -466,9 +468,9 @@ func (r codexRun) String() string {
 }
 
 // configTOML is Codex's config.toml: one provider at the proxy, no retries
-// (so an error shows at once), nothing reported anywhere else.
-const configTOML = `model = %q
-model_provider = "harnessflow"
+// (so an error shows at once), nothing reported anywhere else. runCodexModel
+// puts the model line before it.
+const configTOML = `model_provider = "harnessflow"
 approval_policy = "never"
 sandbox_mode = "danger-full-access"
 check_for_update_on_startup = false
@@ -504,7 +506,9 @@ func runCodex(t *testing.T, bin, baseURL string, jsonl bool) codexRun {
 	return runCodexModel(t, bin, baseURL, codexModel, jsonl)
 }
 
-// runCodexModel is runCodex with model in Codex's config.
+// runCodexModel is runCodex with model in Codex's config; "" leaves the
+// model out, so Codex picks its default model (and that model's request
+// shape: see defaultModelTests).
 func runCodexModel(t *testing.T, bin, baseURL, model string, jsonl bool) codexRun {
 	t.Helper()
 	root := t.TempDir()
@@ -516,7 +520,10 @@ func runCodexModel(t *testing.T, bin, baseURL, model string, jsonl bool) codexRu
 			t.Fatal(err)
 		}
 	}
-	config := fmt.Sprintf(configTOML, model, baseURL, apiKeyEnv)
+	config := fmt.Sprintf(configTOML, baseURL, apiKeyEnv)
+	if model != "" {
+		config = fmt.Sprintf("model = %q\n", model) + config
+	}
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
