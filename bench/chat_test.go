@@ -17,8 +17,8 @@ import (
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/sources"
 	"github.com/harnessflow/harnessflow/stages/chatstream"
-	"github.com/harnessflow/harnessflow/stages/textcall"
 	"github.com/harnessflow/harnessflow/stages/metrics"
+	"github.com/harnessflow/harnessflow/stages/textcall"
 )
 
 // chatResult is what one implementation assembled from the corpus.
