@@ -35,6 +35,8 @@ type Exchange struct {
 	// Options are the response graph's options; their Unary is replaced
 	// by the field above.
 	Options ResponseOptions
+
+	streams bool // the shaped body has "stream": true
 }
 
 // Opening says which turn [Open] opens.
@@ -80,7 +82,7 @@ func Open(ctx context.Context, cfg Config, o Opening) (*Exchange, error) {
 		if e.Turn, err = Plan(ctx, cfg, o.Harness, o.Request, o.Header); err != nil {
 			return nil, err
 		}
-		e.Unary = e.Turn.asksOneBody()
+		e.shaped()
 	case o.Fallback == FallbackLayer && o.Harness == "":
 		e.Options.ToolFormat = cfg.ToolFormat
 	case o.Fallback == FallbackPrepare:
@@ -91,7 +93,7 @@ func Open(ctx context.Context, cfg Config, o Opening) (*Exchange, error) {
 		}
 		// An unshaped turn has no body: on chat it reads as one JSON
 		// body, as graph has always drawn it.
-		e.Unary = e.Turn.asksOneBody()
+		e.shaped()
 	default:
 		if e.Turn, err = Prepare(cfg, o.Harness, nil, o.Header); err != nil {
 			var re *RouteError
@@ -103,6 +105,17 @@ func Open(ctx context.Context, cfg Config, o Opening) (*Exchange, error) {
 	}
 	return e, nil
 }
+
+// shaped reads the shaped body once: whether it asks for a stream, and so
+// whether a chat answer is one JSON body.
+func (e *Exchange) shaped() {
+	e.streams = BodyStreams(e.Turn.Shaped.Body)
+	e.Unary = e.Wire == WireChat && !e.streams
+}
+
+// AsksStream reports whether the shaped request body has "stream": true
+// (what the upstream is asked for; Unary is what it answers with).
+func (e *Exchange) AsksStream() bool { return e.streams }
 
 // LayerAlone reports whether the response graph is the wire's protocol
 // layer alone: no turn, or a harness without a post node or bridge.
@@ -145,6 +158,9 @@ func (e *Exchange) Graph(exts ...Extension) (*pipeline.Graph, func(), error) {
 	if err != nil {
 		return nil, func() {}, err
 	}
+	if len(exts) == 0 {
+		return g, func() {}, nil
+	}
 	var closers []func()
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -162,13 +178,6 @@ func (e *Exchange) Graph(exts ...Extension) (*pipeline.Graph, func(), error) {
 		}
 	}
 	return g, closeAll, nil
-}
-
-// asksOneBody reports whether the turn's shaped chat body asks for one
-// JSON answer (no "stream": true), as the text-protocol harnesses' bodies
-// do.
-func (t *Turn) asksOneBody() bool {
-	return t.Env.Wire == WireChat && !BodyStreams(t.Shaped.Body)
 }
 
 // BodyStreams reports whether a JSON request body has "stream": true (as

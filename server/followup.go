@@ -30,7 +30,7 @@ func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http
 	for round := 0; ; round++ {
 		if round > 0 {
 			var e *answerError
-			if resp, _, e = s.send(ctx, r, x, ex.Turn, true); e != nil {
+			if resp, _, e = s.send(ctx, r, x, ex, true); e != nil {
 				return 0, "", e
 			}
 		}

@@ -250,9 +250,9 @@ func (s *Server) planError(r *http.Request, x *exchange, err error) *answerError
 // the client — except, unless last, for a failure the next upstream may
 // answer instead (attemptResult): then it returns next, and nothing is to
 // be written.
-func (s *Server) send(ctx context.Context, r *http.Request, x *exchange, turn *harness.Turn, last bool) (resp *http.Response, next bool, e *answerError) {
+func (s *Server) send(ctx context.Context, r *http.Request, x *exchange, ex *harness.Exchange, last bool) (resp *http.Response, next bool, e *answerError) {
 	start := time.Now()
-	up, err := s.upstreamRequest(ctx, r, x.target, turn.Shaped, turn.Shaped.Body)
+	up, err := s.upstreamRequest(ctx, r, x.target, ex.Turn.Shaped, ex.Turn.Shaped.Body, ex.AsksStream())
 	if err != nil {
 		return nil, false, failure(http.StatusInternalServerError, "server_error", "", err.Error(), outcomeConfigError, err)
 	}
@@ -300,8 +300,9 @@ func (s *Server) send(ctx context.Context, r *http.Request, x *exchange, turn *h
 }
 
 // upstreamRequest builds a POST of body to the shaped request's path, with
-// its query and headers, and the upstream's credentials.
-func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, t *target, shaped request.Shaped, body []byte) (*http.Request, error) {
+// its query and headers, and the upstream's credentials; stream says the
+// body has "stream": true.
+func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, t *target, shaped request.Shaped, body []byte, stream bool) (*http.Request, error) {
 	if err := s.checked.err; err != nil {
 		return nil, err
 	}
@@ -328,7 +329,7 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, t *target
 		return nil, fmt.Errorf("server: upstream request: %w", err)
 	}
 	up.Header.Set("Content-Type", "application/json")
-	if bodyStreams(body) {
+	if stream {
 		up.Header.Set("Accept", "text/event-stream")
 	} else {
 		up.Header.Set("Accept", "application/json")
@@ -409,31 +410,37 @@ func htmlPage(resp *http.Response) string {
 // extensions (Config.Extend) and, when withMetrics, the counting node. The
 // returned closer ends the extensions (it logs their errors).
 func (s *Server) responseGraph(x *exchange, ex *harness.Exchange, withMetrics bool) (*pipeline.Graph, func(), error) {
-	exts := []harness.Extension{func(g *pipeline.Graph) (*pipeline.Graph, func(), error) {
-		if x.responseID == "" {
-			x.responseID = responses.NewResponseID()
-		}
-		if s.cfg.Extend == nil {
-			return g, nil, nil
-		}
-		g, closer, err := s.cfg.Extend(g, StreamInfo{Harness: x.harness, Route: ex.Turn.Route, Wire: ex.Wire, ResponseID: x.responseID})
-		if err != nil || closer == nil {
-			return g, nil, err
-		}
-		id := x.responseID
-		return g, func() {
-			if err := closer(); err != nil {
-				s.log.Warn("harnessflow: closing stream extensions", slog.String("response_id", id), slog.String("error", err.Error()))
-			}
-		}, nil
-	}}
-	if withMetrics {
-		exts = append(exts, func(g *pipeline.Graph) (*pipeline.Graph, func(), error) {
-			g, err := g.Append(s.streamNode(x))
-			return g, nil, err
-		})
+	nothing := func() {}
+	g, _, err := ex.Graph() // the server's own extensions below: no closure per request without them
+	if err != nil {
+		return nil, nothing, err
 	}
-	return ex.Graph(exts...)
+	if x.responseID == "" {
+		x.responseID = responses.NewResponseID()
+	}
+	closeExt := nothing
+	if s.cfg.Extend != nil {
+		var closer func() error
+		g, closer, err = s.cfg.Extend(g, StreamInfo{Harness: x.harness, Route: ex.Turn.Route, Wire: ex.Wire, ResponseID: x.responseID})
+		if err != nil {
+			return nil, nothing, err
+		}
+		if closer != nil {
+			id := x.responseID
+			closeExt = func() {
+				if err := closer(); err != nil {
+					s.log.Warn("harnessflow: closing stream extensions", slog.String("response_id", id), slog.String("error", err.Error()))
+				}
+			}
+		}
+	}
+	if withMetrics {
+		if g, err = g.Append(s.streamNode(x)); err != nil {
+			closeExt()
+			return nil, nothing, err
+		}
+	}
+	return g, closeExt, nil
 }
 
 // conclude ends the client's stream after the run that fed sink returned

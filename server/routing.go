@@ -258,7 +258,7 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, x *exchange,
 				return nil, nil, cancelledAnswer(err)
 			}
 		}
-		resp, next, e := s.send(ctx, r, x, turn, i == len(targets)-1)
+		resp, next, e := s.send(ctx, r, x, ex, i == len(targets)-1)
 		if !next {
 			return ex, resp, e
 		}

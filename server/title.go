@@ -46,7 +46,7 @@ func (s *Server) titleRequest(ctx context.Context, r *http.Request, t *target, t
 // sendTitle sends the title request and drains its answer. Its error never
 // quotes the upstream's bytes.
 func (s *Server) sendTitle(ctx context.Context, r *http.Request, t *target, turn *harness.Turn) (int, error) {
-	up, err := s.upstreamRequest(ctx, r, t, turn.Shaped, turn.Shaped.TitleRequest)
+	up, err := s.upstreamRequest(ctx, r, t, turn.Shaped, turn.Shaped.TitleRequest, bodyStreams(turn.Shaped.TitleRequest))
 	if err != nil {
 		return 0, err
 	}
