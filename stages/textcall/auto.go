@@ -13,7 +13,7 @@ type auto struct {
 	cfg     Config
 	fs      []*Format // model-preferred formats first
 	starts  []string  // every format's starts, deduplicated
-	trigger string    // the first bytes of starts
+	trigger byteSet   // the first bytes of starts
 	held    string
 	seen    bool // non-space text was given back
 	locked  Parser
@@ -26,7 +26,23 @@ type auto struct {
 type autoIndex struct {
 	fs      []*Format
 	starts  []string
-	trigger string
+	trigger byteSet
+}
+
+// byteSet is a set of bytes: the bytes a marker can begin with.
+type byteSet [4]uint64
+
+func (b *byteSet) add(c byte) { b[c>>6] |= 1 << (c & 63) }
+
+// in reports whether s holds a byte of the set: one table look-up per byte,
+// cheaper than strings.ContainsAny for the short deltas a stream carries.
+func (b *byteSet) in(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; b[c>>6]&(1<<(c&63)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // index returns the registry's autoIndex, built once per registry state.
@@ -42,9 +58,7 @@ func index() *autoIndex {
 		for _, s := range f.Starts {
 			if !slices.Contains(ix.starts, s) {
 				ix.starts = append(ix.starts, s)
-				if !strings.Contains(ix.trigger, s[:1]) {
-					ix.trigger += s[:1]
-				}
+				ix.trigger.add(s[0])
 			}
 		}
 	}
@@ -85,9 +99,7 @@ func newAuto(cfg Config) *auto {
 		for _, s := range f.ModelStarts {
 			if !slices.Contains(a.starts, s) {
 				a.starts = append(a.starts, s)
-				if !strings.Contains(a.trigger, s[:1]) {
-					a.trigger += s[:1]
-				}
+				a.trigger.add(s[0])
 			}
 		}
 	}
@@ -102,7 +114,7 @@ func (a *auto) Quiet(s string) bool {
 	if a.locked != nil {
 		return a.locked.Quiet(s)
 	}
-	if a.held != "" || strings.ContainsAny(s, a.trigger) {
+	if a.held != "" || a.trigger.in(s) {
 		return false
 	}
 	if !a.seen && !isSpace(s) {
