@@ -20,25 +20,44 @@ type storeMetrics struct {
 }
 
 func (m *storeMetrics) lookup(kind, result string) {
-	m.mu.Lock()
-	if m.lookups == nil {
-		m.lookups = map[[2]string]uint64{}
-	}
-	m.lookups[[2]string{kind, result}]++
-	m.mu.Unlock()
+	bump(&m.mu, &m.lookups, [2]string{kind, result})
 }
 
 func (m *storeMetrics) put(ok bool) {
-	result := "ok"
-	if !ok {
-		result = "error"
+	bump(&m.mu, &m.puts, okOr(ok, "error"))
+}
+
+// bump adds one to (*counts)[k] under mu, making the map on first use.
+func bump[K comparable](mu *sync.Mutex, counts *map[K]uint64, k K) {
+	mu.Lock()
+	if *counts == nil {
+		*counts = map[K]uint64{}
 	}
-	m.mu.Lock()
-	if m.puts == nil {
-		m.puts = map[string]uint64{}
+	(*counts)[k]++
+	mu.Unlock()
+}
+
+// okOr is a result label: "ok", or failed when !ok.
+func okOr(ok bool, failed string) string {
+	if ok {
+		return "ok"
 	}
-	m.puts[result]++
-	m.mu.Unlock()
+	return failed
+}
+
+// sortedKeys is the keys of a counter map by label tuple, element by
+// element.
+func sortedKeys[K interface{ ~[2]string | ~[3]string }](m map[K]uint64) []K {
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(a, b K) int {
+		for i := 0; i < len(a); i++ {
+			if c := cmp.Compare(a[i], b[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return keys
 }
 
 // writePrometheus writes the store's families: lookups by kind and result,
@@ -50,14 +69,7 @@ func (m *storeMetrics) writePrometheus(w io.Writer, store Store) error {
 	m.mu.Unlock()
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# HELP harnessflow_store_lookups_total Response store lookups (previous_response_id, item_reference), by result.\n# TYPE harnessflow_store_lookups_total counter\n")
-	keys := slices.Collect(maps.Keys(lookups))
-	slices.SortFunc(keys, func(a, b [2]string) int {
-		if a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
-		}
-		return cmp.Compare(a[1], b[1])
-	})
-	for _, k := range keys {
+	for _, k := range sortedKeys(lookups) {
 		fmt.Fprintf(bw, "harnessflow_store_lookups_total{kind=%q,result=%q} %d\n", k[0], k[1], lookups[k])
 	}
 	fmt.Fprintf(bw, "# HELP harnessflow_store_puts_total Responses handed to the response store, by result.\n# TYPE harnessflow_store_puts_total counter\n")

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -143,34 +142,15 @@ type routeMetrics struct {
 }
 
 func (m *routeMetrics) attempt(upstream, model, result string) {
-	m.mu.Lock()
-	if m.attempts == nil {
-		m.attempts = map[[3]string]uint64{}
-	}
-	m.attempts[[3]string{upstream, model, result}]++
-	m.mu.Unlock()
+	bump(&m.mu, &m.attempts, [3]string{upstream, model, result})
 }
 
 func (m *routeMetrics) stream(upstream, model, outcome string) {
-	m.mu.Lock()
-	if m.streams == nil {
-		m.streams = map[[3]string]uint64{}
-	}
-	m.streams[[3]string{upstream, model, outcome}]++
-	m.mu.Unlock()
+	bump(&m.mu, &m.streams, [3]string{upstream, model, outcome})
 }
 
 func (m *routeMetrics) reload(ok bool) {
-	result := "ok"
-	if !ok {
-		result = "refused"
-	}
-	m.mu.Lock()
-	if m.reloads == nil {
-		m.reloads = map[string]uint64{}
-	}
-	m.reloads[result]++
-	m.mu.Unlock()
+	bump(&m.mu, &m.reloads, okOr(ok, "refused"))
 }
 
 // writePrometheus writes the routing families.
@@ -192,17 +172,4 @@ func (m *routeMetrics) writePrometheus(w io.Writer) error {
 		fmt.Fprintf(bw, "harnessflow_config_reloads_total{result=%q} %d\n", k, reloads[k])
 	}
 	return bw.Flush()
-}
-
-func sortedKeys(m map[[3]string]uint64) [][3]string {
-	keys := slices.Collect(maps.Keys(m))
-	slices.SortFunc(keys, func(a, b [3]string) int {
-		for i := range a {
-			if c := cmp.Compare(a[i], b[i]); c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
-	return keys
 }
