@@ -28,16 +28,8 @@ func CodexRequest(model string, stream bool) ([]byte, error) {
 	r := rand.New(rand.NewPCG(2026, 23))
 	words := []string{"read", "the", "decoder", "file", "and", "fix", "stream", "test", "go", "module", "error",
 		"café", "naïve", "中文", "\"quoted\"", "<tag>", "tab\t", "path/to/file.go", "return", "proxy", "latency"}
-	sentence := func(k int) string {
-		ws := make([]string, k)
-		for i := range ws {
-			ws[i] = words[r.IntN(len(words))]
-		}
-		return strings.Join(ws, " ")
-	}
-	text := func(role, kind, s string) map[string]any {
-		return map[string]any{"type": "message", "role": role, "content": []any{map[string]any{"type": kind, "text": s}}}
-	}
+	sentence := sentences(r, words)
+	text := messageItem
 	call := func(id string) (map[string]any, map[string]any) {
 		cmd, _ := json.Marshal(map[string]any{"cmd": "rg -n " + words[r.IntN(len(words))] + " server/", "workdir": "/work/project", "yield_time_ms": 10000})
 		return map[string]any{"type": "function_call", "call_id": id, "name": "exec_command", "arguments": string(cmd)},

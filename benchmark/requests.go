@@ -24,16 +24,8 @@ func GenerateRequests(n int) (Corpus, error) {
 	r := rand.New(rand.NewPCG(2026, 7))
 	words := []string{"read", "the", "decoder", "file", "and", "fix", "stream", "test", "go", "module", "error",
 		"café", "naïve", "中文", "\"quoted\"", "<tag>", "tab\t", "😀", "path/to/file.go", "return"}
-	sentence := func(k int) string {
-		ws := make([]string, k)
-		for i := range ws {
-			ws[i] = words[r.IntN(len(words))]
-		}
-		return strings.Join(ws, " ")
-	}
-	text := func(role, kind, s string) map[string]any {
-		return map[string]any{"type": "message", "role": role, "content": []any{map[string]any{"type": kind, "text": s}}}
-	}
+	sentence := sentences(r, words)
+	text := messageItem
 	c := Corpus{Name: fmt.Sprintf("generated requests, %d", n)}
 	instructions := sentence(400)
 	for i := range n {
@@ -76,6 +68,23 @@ func GenerateRequests(n int) (Corpus, error) {
 	}
 	c.Events = n
 	return c, nil
+}
+
+// sentences returns a maker of sentences of k words drawn from words
+// with r.
+func sentences(r *rand.Rand, words []string) func(k int) string {
+	return func(k int) string {
+		ws := make([]string, k)
+		for i := range ws {
+			ws[i] = words[r.IntN(len(words))]
+		}
+		return strings.Join(ws, " ")
+	}
+}
+
+// messageItem is a Responses message item of one content part.
+func messageItem(role, kind, s string) map[string]any {
+	return map[string]any{"type": "message", "role": role, "content": []any{map[string]any{"type": kind, "text": s}}}
 }
 
 // codexTools returns the tools of a generated request, in the shape Codex
