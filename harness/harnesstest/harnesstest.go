@@ -266,7 +266,7 @@ func Check(t *testing.T, name string, c *Case) {
 			t.Fatalf("response graph: %v", err)
 		}
 		o := streamtest.Replay(t, g, up)
-		got := eventLines(o)
+		got := streamtest.GoldenOutput(o)
 		if updating() {
 			if !bytes.Equal(c.File("want.events.jsonl"), got) {
 				c.set("want.events.jsonl", got)
@@ -285,20 +285,6 @@ func write(t testing.TB, c *Case) {
 	if err := os.WriteFile(c.Path, txtar.Format(c.Archive), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func eventLines(o streamtest.Outcome) []byte {
-	var b bytes.Buffer
-	for _, l := range o.Lines {
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	if o.Err != nil {
-		line, _ := json.Marshal(map[string]string{"run_error": o.Err.Error()})
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
 }
 
 // marshalIndent renders v as indented JSON without HTML escaping, with the

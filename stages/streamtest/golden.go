@@ -142,7 +142,7 @@ func checkGolden(t testing.TB, gd Golden, update bool, graphFor func(Golden) (*p
 			t.Errorf("event %s does not decode: %v", l, err)
 		}
 	}
-	got := goldenOutput(o)
+	got := GoldenOutput(o)
 	if update {
 		replaced := false
 		for i := range gd.Archive.Files {
@@ -163,8 +163,9 @@ func checkGolden(t testing.TB, gd Golden, update bool, graphFor func(Golden) (*p
 	}
 }
 
-// goldenOutput renders o as WantFile holds it.
-func goldenOutput(o Outcome) []byte {
+// GoldenOutput renders o as WantFile holds it: the event lines, then a
+// {"run_error": …} line when the run failed.
+func GoldenOutput(o Outcome) []byte {
 	var b bytes.Buffer
 	for _, l := range o.Lines {
 		b.WriteString(l)
