@@ -272,19 +272,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	checkStore(ctx, store, errOut)
 
 	served := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done(): // the first signal
-			fmt.Fprintf(errOut, "harnessflow serve: stopping: the streams in flight get up to %s to finish; send the signal again to stop at once\n", *grace)
-		case <-served:
-			return
-		}
-		select {
-		case <-stopNow(ctx): // the second signal
-			srv.Stop()
-		case <-served:
-		}
-	}()
+	go stopOnSignals(ctx, errOut, srv, grace.String(), served)
 	serveErr := srv.Serve(ctx, ln)
 	close(served)
 	upCancel()
@@ -335,4 +323,21 @@ func loadClientKeys(envName, file string) ([]string, error) {
 		keys = append(keys, k...)
 	}
 	return keys, nil
+}
+
+// stopOnSignals stops srv in two steps until served is closed: at the
+// first signal (ctx done) it says the streams in flight get grace to
+// finish, at the second it stops srv at once.
+func stopOnSignals(ctx context.Context, errOut io.Writer, srv *server.Server, grace string, served <-chan struct{}) {
+	select {
+	case <-ctx.Done(): // the first signal
+		fmt.Fprintf(errOut, "harnessflow serve: stopping: the streams in flight get up to %s to finish; send the signal again to stop at once\n", grace)
+	case <-served:
+		return
+	}
+	select {
+	case <-stopNow(ctx): // the second signal
+		srv.Stop()
+	case <-served:
+	}
 }

@@ -159,20 +159,7 @@ func runServeConfig(ctx context.Context, fs *flag.FlagSet, path string, f serveF
 	served := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() { reloadOnHangup(srv, path, hup, served) })
-	wg.Go(func() {
-		select {
-		case <-ctx.Done(): // the first signal
-			fmt.Fprintf(errOut, "harnessflow serve: stopping: the streams in flight get up to %s to finish; send the signal again to stop at once\n",
-				graceText(c.ShutdownGrace))
-		case <-served:
-			return
-		}
-		select {
-		case <-stopNow(ctx): // the second signal
-			srv.Stop()
-		case <-served:
-		}
-	})
+	wg.Go(func() { stopOnSignals(ctx, errOut, srv, graceText(c.ShutdownGrace), served) })
 	errs := make([]error, len(lns))
 	var serving sync.WaitGroup
 	for i, ln := range lns {
