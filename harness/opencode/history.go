@@ -85,7 +85,7 @@ func (h *history) Policy() request.FlattenPolicy {
 			}
 			c.Arguments = Reserialize(c.Name, c.Arguments)
 		},
-		MapOutput: func(o *request.Output) { h.output(o, bridged[outputCallID(o.Item)]) },
+		MapOutput: func(o *request.Output) { h.output(o, bridged[o.CallID()]) },
 	}
 	if h.agent == AgentMain {
 		p.MapUserContent = QuoteUserContent
@@ -140,17 +140,6 @@ func (h *history) output(o *request.Output, bridged bool) {
 func (h *history) renderOutput(d OutputData) (string, error) {
 	text, err := h.env.Prompts.Render(harness.NameOpenCode, "output", d)
 	return strings.TrimRight(text, "\n"), err
-}
-
-// outputCallID is the call id of a tool output item.
-func outputCallID(item protocol.ResponseItem) string {
-	switch v := item.(type) {
-	case *protocol.FunctionCallOutput:
-		return v.CallID
-	case *protocol.CustomToolCallOutput:
-		return v.CallID
-	}
-	return ""
 }
 
 // bashArguments renders a local_shell_call (one the bridge table cannot

@@ -215,7 +215,7 @@ func historyNode(env *harness.Env, opts request.Options, policy request.FlattenP
 		}
 		base := policy.MapOutput
 		p.MapOutput = func(o *request.Output) {
-			if bridged[outputCallID(o.Item)] {
+			if bridged[o.CallID()] {
 				unwrap(env, o)
 			}
 			if base != nil {
@@ -229,17 +229,6 @@ func historyNode(env *harness.Env, opts request.Options, policy request.FlattenP
 		s.Transcript = out
 		return nil
 	}), pipeline.Describe("history → transcript, client shell calls shown as Qwen Code calls"))
-}
-
-// outputCallID is the call id of a tool output item.
-func outputCallID(item protocol.ResponseItem) string {
-	switch v := item.(type) {
-	case *protocol.FunctionCallOutput:
-		return v.CallID
-	case *protocol.CustomToolCallOutput:
-		return v.CallID
-	}
-	return ""
 }
 
 // Version is the Qwen Code release whose requests the harness sends.

@@ -96,6 +96,18 @@ type Output struct {
 	payload *protocol.FunctionCallOutputPayload // the engine's, for its exact JSON
 }
 
+// CallID is the call id of the output's item (a function or custom tool
+// call output); "" for another item.
+func (o *Output) CallID() string {
+	switch v := o.Item.(type) {
+	case *protocol.FunctionCallOutput:
+		return v.CallID
+	case *protocol.CustomToolCallOutput:
+		return v.CallID
+	}
+	return ""
+}
+
 // IsText reports whether the output is plain text.
 func (o *Output) IsText() bool { return o.Items == nil }
 
