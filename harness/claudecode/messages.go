@@ -253,19 +253,12 @@ func loadMessagesTexts(env *harness.Env) (*messagesTexts, error) {
 // user messages left out; trailing reasoning dropped; bridged calls shown
 // as the native calls, Edit inputs normalized.
 func MessagesPolicy() *request.FlattenPolicy {
-	return &request.FlattenPolicy{
-		Defer:                 true,
-		Developer:             request.DeveloperAsUser,
-		SkipContextual:        true,
-		DropTrailingReasoning: true,
-		CallName:              func(_, name string) string { return name },
-		MapCall: func(c *request.Call) {
-			reverse(c)
-			if c.Name == claudestyle.ToolEdit {
-				c.Arguments = normalizeEdit(c.Arguments)
-			}
-		},
-	}
+	return claudestyle.MessagesPolicy(func(c *request.Call) {
+		reverse(c)
+		if c.Name == claudestyle.ToolEdit {
+			c.Arguments = normalizeEdit(c.Arguments)
+		}
+	})
 }
 
 var reverse = claudestyle.ReverseCall(Bridge)

@@ -122,14 +122,7 @@ func Headers() map[string]string {
 // never answered aborted; contextual user messages left out; trailing
 // reasoning dropped; bridged calls shown as the native calls.
 func Policy() *request.FlattenPolicy {
-	return &request.FlattenPolicy{
-		Defer:                 true,
-		Developer:             request.DeveloperAsUser,
-		SkipContextual:        true,
-		DropTrailingReasoning: true,
-		CallName:              func(_, name string) string { return name },
-		MapCall:               claudestyle.ReverseCall(Bridge),
-	}
+	return claudestyle.MessagesPolicy(claudestyle.ReverseCall(Bridge))
 }
 
 // Model returns the model name ZCode sends: without a "zai/" or "z.ai/"

@@ -144,6 +144,22 @@ func ReverseCall(t bridge.Table) func(c *request.Call) {
 	}
 }
 
+// MessagesPolicy is the flatten policy the Anthropic-family harnesses send
+// on the Messages wire: assistant texts, signed reasoning and calls merged
+// into one turn; user turns deferred while calls are open; calls never
+// answered aborted; contextual user messages left out; trailing reasoning
+// dropped; mapCall shows each call as the model saw it.
+func MessagesPolicy(mapCall func(c *request.Call)) *request.FlattenPolicy {
+	return &request.FlattenPolicy{
+		Defer:                 true,
+		Developer:             request.DeveloperAsUser,
+		SkipContextual:        true,
+		DropTrailingReasoning: true,
+		CallName:              func(_, name string) string { return name },
+		MapCall:               mapCall,
+	}
+}
+
 // DropUnreversible returns req with the custom tool calls that t cannot show
 // as native calls left out of its input, with their outputs (the model
 // never had those tools; a Messages server refuses a tool_use of an unknown
