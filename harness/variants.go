@@ -24,6 +24,19 @@ type VariantSpec struct {
 	Doc string
 }
 
+// MarkedValues returns the dimension's values with mark appended to the
+// default one.
+func (d VariantSpec) MarkedValues(mark string) []string {
+	vs := make([]string, len(d.Values))
+	for i, v := range d.Values {
+		vs[i] = v
+		if v == d.Default {
+			vs[i] += mark
+		}
+	}
+	return vs
+}
+
 // VariantError is the error of a variant string a harness does not know.
 type VariantError struct {
 	// Harness is the harness name.
@@ -49,13 +62,7 @@ func (e *VariantError) Error() string {
 func (s Spec) choices() []string {
 	out := make([]string, 0, len(s.Variants))
 	for _, d := range s.Variants {
-		vs := make([]string, len(d.Values))
-		for i, v := range d.Values {
-			vs[i] = v
-			if v == d.Default {
-				vs[i] += " (default)"
-			}
-		}
+		vs := d.MarkedValues(" (default)")
 		list := strings.Join(vs, " or ")
 		if d.Default == "" {
 			list = strings.Join(vs, ", ") + " or none (default)"

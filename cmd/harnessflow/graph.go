@@ -125,14 +125,7 @@ func runHarnesses(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 		}
 		fmt.Fprintf(stdout, "%-18s %-26s %s\n", h.Name, strings.Join(wires, ","), h.Description)
 		for _, v := range h.Variants {
-			vals := make([]string, len(v.Values))
-			for i, x := range v.Values {
-				vals[i] = x
-				if x == v.Default {
-					vals[i] += "*"
-				}
-			}
-			fmt.Fprintf(stdout, "  variant %-9s %-26s %s\n", v.Name, strings.Join(vals, "|"), v.Doc)
+			fmt.Fprintf(stdout, "  variant %-9s %-26s %s\n", v.Name, strings.Join(v.MarkedValues("*"), "|"), v.Doc)
 		}
 	}
 	return exitOK
