@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
 // DefaultChunks is the size of a generated stream: the number of data
@@ -63,13 +65,7 @@ func jsonQuote(s string) string {
 
 // jsonQuoteRaw is s quoted as JSON without HTML escaping, as Anthropic
 // writes it.
-func jsonQuoteRaw(s string) string {
-	var sb strings.Builder
-	enc := json.NewEncoder(&sb)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(sb.String(), "\n")
-}
+func jsonQuoteRaw(s string) string { return string(jsonx.AppendString(nil, s)) }
 
 // generateChat builds a chat completions stream: a role chunk, 30%
 // reasoning_content deltas, 35% content deltas, three parallel tool calls

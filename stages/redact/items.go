@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/protocol"
 )
 
@@ -219,13 +220,7 @@ func stringEnd(doc string, i int) (int, bool) {
 	return len(doc), escaped
 }
 
-func quoteJSON(s string) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
-}
+func quoteJSON(s string) string { return string(jsonx.AppendString(nil, s)) }
 
 // mayMatch reports whether s contains any byte a secret can start with.
 func (r *Redactor) mayMatch(s string) bool {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
 
 // Schemas types raw parameter values: tool name → parameter name → JSON
@@ -154,13 +156,7 @@ func fitsType(js, typ string) bool {
 }
 
 // quote returns s as a JSON string (HTML characters not escaped).
-func quote(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
-}
+func quote(s string) string { return string(jsonx.AppendString(nil, s)) }
 
 // literalJSON returns v as compact JSON when it is a JSON value or a Python
 // literal (dict, list, tuple, str, int, float, True, False, None).
