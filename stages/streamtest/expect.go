@@ -401,6 +401,26 @@ func checkReasoning(want any, s summary, fail func(string, ...any)) {
 	}
 }
 
+// stringField is the string member of c that the expectation key k
+// compares, with the name a failure gives it; ok is false for another k.
+func (c toolCall) stringField(k string) (got, label string, ok bool) {
+	switch k {
+	case "id":
+		return c.callID, "call_id", true
+	case "item_id":
+		return c.itemID, "item id", true
+	case "name":
+		return c.name, "name", true
+	case "kind":
+		return c.kind, "kind", true
+	case "arguments":
+		return c.arguments, "arguments", true
+	case "input":
+		return c.input, "input", true
+	}
+	return "", "", false
+}
+
 func checkToolCalls(want []any, got []toolCall, fail func(string, ...any)) {
 	if len(got) != len(want) {
 		fail("%d tool calls %+v, want %d", len(got), got, len(want))
@@ -411,34 +431,16 @@ func checkToolCalls(want []any, got []toolCall, fail func(string, ...any)) {
 		c := got[i]
 		for _, k := range sortedKeys(w) {
 			v := w[k]
+			if got, label, ok := c.stringField(k); ok {
+				if got != v {
+					fail("tool call %d: %s %q, want %q", i, label, got, v)
+				}
+				continue
+			}
 			switch k {
 			case "index":
 				if float64(i) != v {
 					fail("tool call %d: index %v", i, v)
-				}
-			case "id":
-				if c.callID != v {
-					fail("tool call %d: call_id %q, want %q", i, c.callID, v)
-				}
-			case "item_id":
-				if c.itemID != v {
-					fail("tool call %d: item id %q, want %q", i, c.itemID, v)
-				}
-			case "name":
-				if c.name != v {
-					fail("tool call %d: name %q, want %q", i, c.name, v)
-				}
-			case "kind":
-				if c.kind != v {
-					fail("tool call %d: kind %q, want %q", i, c.kind, v)
-				}
-			case "arguments":
-				if c.arguments != v {
-					fail("tool call %d: arguments %q, want %q", i, c.arguments, v)
-				}
-			case "input":
-				if c.input != v {
-					fail("tool call %d: input %q, want %q", i, c.input, v)
 				}
 			case "arguments_json":
 				var got any
