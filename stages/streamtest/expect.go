@@ -190,12 +190,7 @@ func checkExpected(expected map[string]any, s summary) []string {
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	term := s.terminal
 	completed := term != nil && term.Type == protocol.EventCompleted
-	keys := make([]string, 0, len(expected))
-	for k := range expected {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(expected) {
 		want := expected[k]
 		switch k {
 		case "text":
