@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -81,16 +80,7 @@ func runParse(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return fail(stderr, "parse", exitUsage, "%s: %v", src, err)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return fail(stderr, "parse", exitError, "%s: encode result: %v", src, err)
-	}
-	if _, err := stdout.Write(buf.Bytes()); err != nil {
-		return fail(stderr, "parse", exitError, "write output: %v", err)
-	}
-	return exitOK
+	return writeJSONResult(stdout, stderr, "parse", src, out)
 }
 
 // parseToolFormat implements `harnessflow parse --tool-format FORMAT`: one
@@ -118,16 +108,7 @@ func parseToolFormat(ctx context.Context, format, toolsFile, model, input string
 	if err != nil {
 		return fail(stderr, "parse", exitError, "%s: %v", src, err)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(rep); err != nil {
-		return fail(stderr, "parse", exitError, "%s: encode result: %v", src, err)
-	}
-	if _, err := stdout.Write(buf.Bytes()); err != nil {
-		return fail(stderr, "parse", exitError, "write output: %v", err)
-	}
-	return exitOK
+	return writeJSONResult(stdout, stderr, "parse", src, rep)
 }
 
 // toolSchemasFile reads the tools of a Responses request, or a JSON array of

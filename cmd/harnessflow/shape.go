@@ -75,15 +75,21 @@ func runShape(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		return fail(stderr, "shape", exitUsage, "%s: %v", name, err)
 	}
-	// No HTML escaping: bodies hold prompts full of '<' and '>'.
+	return writeJSONResult(stdout, stderr, "shape", name, turn.Shaped)
+}
+
+// writeJSONResult writes v to stdout as one line of JSON, without HTML
+// escaping (bodies hold prompts full of '<' and '>'); a failure is cmd's
+// error, src naming the input.
+func writeJSONResult(stdout, stderr io.Writer, cmd, src string, v any) int {
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(turn.Shaped); err != nil {
-		return fail(stderr, "shape", exitError, "%s: encode result: %v", name, err)
+	if err := enc.Encode(v); err != nil {
+		return fail(stderr, cmd, exitError, "%s: encode result: %v", src, err)
 	}
 	if _, err := stdout.Write(out.Bytes()); err != nil {
-		return fail(stderr, "shape", exitError, "write output: %v", err)
+		return fail(stderr, cmd, exitError, "write output: %v", err)
 	}
 	return exitOK
 }
