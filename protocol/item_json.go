@@ -238,24 +238,8 @@ func writeMessage(w *jsonx.Encoder, m *Message) {
 }
 
 func writeContentItem(w *jsonx.Encoder, c *ContentItem) {
-	f := w.Open()
-	w.Str("type", c.Type)
-	switch c.Type {
-	case ContentInputText, ContentOutputText:
-		w.Str("text", c.Text)
-	case ContentInputImage:
-		w.Str("image_url", c.ImageURL)
-		w.StrOpt("detail", c.Detail)
-	case ContentInputAudio:
-		w.Str("audio_url", c.AudioURL)
-	default:
-		w.StrOpt("text", c.Text)
-		w.StrOpt("image_url", c.ImageURL)
-		w.StrOpt("detail", c.Detail)
-		w.StrOpt("audio_url", c.AudioURL)
-	}
-	w.Extra(c.Extra)
-	w.Close(f)
+	writeContentPart(w, &FunctionCallOutputContentItem{Type: c.Type, Text: c.Text, ImageURL: c.ImageURL,
+		Detail: c.Detail, AudioURL: c.AudioURL, Extra: c.Extra}, true)
 }
 
 func writeReasoning(w *jsonx.Encoder, r *Reasoning) {
@@ -263,30 +247,14 @@ func writeReasoning(w *jsonx.Encoder, r *Reasoning) {
 	w.Str("type", TypeReasoning)
 	w.StrOpt("id", r.ID)
 	w.Key("summary")
-	w.B = append(w.B, '[')
-	for i, s := range r.Summary {
-		w.Elem(i)
-		sf := w.Open()
-		w.Str("type", s.Type)
-		w.Str("text", s.Text)
-		w.Close(sf)
-	}
-	w.B = append(w.B, ']')
+	writeTypedTexts(w, r.Summary, func(s *SummaryText) (string, string) { return s.Type, s.Text })
 	switch {
 	case r.Content == nil:
 		w.Key("content")
 		w.B = append(w.B, "null"...)
 	case hasReasoningText(r.Content):
 		w.Key("content")
-		w.B = append(w.B, '[')
-		for i, c := range r.Content {
-			w.Elem(i)
-			cf := w.Open()
-			w.Str("type", c.Type)
-			w.Str("text", c.Text)
-			w.Close(cf)
-		}
-		w.B = append(w.B, ']')
+		writeTypedTexts(w, r.Content, func(c *ReasoningContent) (string, string) { return c.Type, c.Text })
 	}
 	w.StrPtr("encrypted_content", r.EncryptedContent)
 	if r.Content != nil && !hasReasoningText(r.Content) {
@@ -295,6 +263,20 @@ func writeReasoning(w *jsonx.Encoder, r *Reasoning) {
 	}
 	w.Extra(r.Extra)
 	w.Close(f)
+}
+
+// writeTypedTexts writes parts as an array of {"type","text"} objects.
+func writeTypedTexts[T any](w *jsonx.Encoder, parts []T, typeText func(*T) (string, string)) {
+	w.B = append(w.B, '[')
+	for i := range parts {
+		w.Elem(i)
+		f := w.Open()
+		typ, text := typeText(&parts[i])
+		w.Str("type", typ)
+		w.Str("text", text)
+		w.Close(f)
+	}
+	w.B = append(w.B, ']')
 }
 
 func hasReasoningText(c []ReasoningContent) bool {
@@ -363,20 +345,28 @@ func writePayload(w *jsonx.Encoder, p *FunctionCallOutputPayload) {
 }
 
 func writeOutputContentItem(w *jsonx.Encoder, c *FunctionCallOutputContentItem) {
+	writeContentPart(w, c, false)
+}
+
+// writeContentPart writes one content part of a message (message: its
+// types are text, output text, image and audio) or of a tool output (text,
+// image, audio, video and encrypted content). A part of another type keeps
+// whichever fields it has.
+func writeContentPart(w *jsonx.Encoder, c *FunctionCallOutputContentItem, message bool) {
 	f := w.Open()
 	w.Str("type", c.Type)
-	switch c.Type {
-	case ContentInputText:
+	switch {
+	case c.Type == ContentInputText, message && c.Type == ContentOutputText:
 		w.Str("text", c.Text)
-	case ContentInputImage:
+	case c.Type == ContentInputImage:
 		w.Str("image_url", c.ImageURL)
 		w.StrOpt("detail", c.Detail)
-	case ContentInputAudio:
+	case c.Type == ContentInputAudio:
 		w.Str("audio_url", c.AudioURL)
-	case ContentInputVideo:
+	case !message && c.Type == ContentInputVideo:
 		w.Str("video_url", c.VideoURL)
 		w.StrOpt("id", c.ID)
-	case ContentEncryptedContent:
+	case !message && c.Type == ContentEncryptedContent:
 		w.Str("encrypted_content", c.EncryptedContent)
 	default:
 		w.StrOpt("text", c.Text)
