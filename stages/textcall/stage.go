@@ -94,7 +94,6 @@ type stage struct {
 	out     chatstream.Chunk
 	outCh   []chatstream.Choice
 	outCall []chatstream.ToolCall
-	parts   [][]byte
 }
 
 type choiceState struct {
@@ -238,7 +237,6 @@ func (s *stage) begin(c chatstream.Chunk) *chatstream.Chunk {
 	s.out = chatstream.Chunk{Kind: chatstream.ChunkData, Offset: c.Offset, ID: c.ID, Model: c.Model, Usage: c.Usage}
 	s.out.Choices = s.outCh[:0]
 	s.outCall = s.outCall[:0]
-	s.parts = s.parts[:0]
 	return &s.out
 }
 
@@ -328,8 +326,7 @@ func (s *stage) closeAll(c chatstream.Chunk, emit func(chatstream.Chunk)) {
 	if len(s.choices) == 0 {
 		return
 	}
-	out := s.begin(chatstream.Chunk{ID: c.ID, Offset: c.Offset})
-	out.ID = []byte(s.respID)
+	out := s.begin(chatstream.Chunk{ID: []byte(s.respID), Offset: c.Offset})
 	for i := range s.choices {
 		st := &s.choices[i]
 		if st.native {
