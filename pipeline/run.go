@@ -136,6 +136,7 @@ func (f ObserverFunc) Observe(o Observation) { f(o) }
 type runConfig struct {
 	mode     Mode
 	observer Observer
+	counter  Counter
 	untimed  bool
 	buffer   int
 	maxBatch int
@@ -219,7 +220,16 @@ func Run[In, Out any](ctx context.Context, g *Graph, src Source[In], sink Sink[O
 	}
 	switch cfg.mode {
 	case Async:
+		var t *tally
+		if cfg.counter != nil {
+			t = newTally(g, cfg.observer)
+			cfg.observer = t
+		}
 		err = runAsync(rctx, cancel, g, insts, src, sink, &cfg)
+		if t != nil {
+			markFailed(t.counts, err)
+			cfg.counter.Count(t.counts)
+		}
 	default:
 		err = runFused(rctx, g, insts, src, sink, &cfg)
 	}
@@ -353,6 +363,11 @@ func runFused[In, Out any](ctx context.Context, g *Graph, insts []instance, src 
 	rt := &fusedRun{ctx: ctx, cur: -1, fin: -1, obs: cfg.observer, clock: clock{on: cfg.observer != nil && !cfg.untimed}}
 	n := len(insts)
 	var sinkSeq uint64
+	defer func() {
+		if cfg.counter != nil {
+			cfg.counter.Count(linkCounts(g, insts, sinkSeq, err))
+		}
+	}()
 	defer func() {
 		if v := recover(); v != nil {
 			pe := &PanicError{Value: v, Stack: debug.Stack()}

@@ -377,15 +377,15 @@ func (s *Server) setCredentials(t *target, h http.Header, r *http.Request) {
 func bodyStreams(body []byte) bool { return harness.BodyStreams(body) }
 
 // runResponse runs a response graph of an exchange from the upstream's
-// answer src into sink, observed for /metrics (stage timing only with
-// Config.StageTiming), in the configured mode.
+// answer src into sink, counted for /metrics (observed per element, for the
+// stage timing, only with Config.StageTiming), in the configured mode.
 func runResponse[Out any](ctx context.Context, s *Server, g *pipeline.Graph, src pipeline.Source[[]byte], sink pipeline.Sink[Out]) error {
 	obs := s.metrics.RunObserver(g)
-	opts := []pipeline.RunOption{pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(obs)}
 	if !s.cfg.StageTiming {
-		opts = append(opts, pipeline.WithoutTiming())
+		// Counted at the links: no call per element and node.
+		return pipeline.Run(ctx, g, src, sink, pipeline.WithMode(s.cfg.Mode), pipeline.WithCounter(obs))
 	}
-	err := pipeline.Run(ctx, g, src, sink, opts...)
+	err := pipeline.Run(ctx, g, src, sink, pipeline.WithMode(s.cfg.Mode), pipeline.WithObserver(obs))
 	obs.Flush()
 	return err
 }

@@ -242,6 +242,28 @@ func (o *RunObserver) Observe(ob pipeline.Observation) {
 	n.nanos += int64(ob.Elapsed)
 }
 
+// Count adds a run's per-node totals to the metrics at once: o is then the
+// run's pipeline.Counter (pipeline.WithCounter), which in the fused mode
+// costs the run nothing per element. Nodes the graph did not list when o
+// was made are counted by name.
+func (o *RunObserver) Count(counts []pipeline.NodeCount) {
+	for _, c := range counts {
+		n := o.m.counters(o.graph, c.Node, c.Index)
+		if c.Index >= 0 && c.Index < len(o.nodes) && o.nodes[c.Index].c.key.node == c.Node {
+			n = o.nodes[c.Index].c
+		}
+		if c.Inputs != 0 {
+			n.in.Add(c.Inputs)
+		}
+		if c.Outputs != 0 {
+			n.out.Add(c.Outputs)
+		}
+		if c.Failed {
+			n.errors.Add(1)
+		}
+	}
+}
+
 // Flush adds the run's counts to the metrics (and clears them, so that a
 // second Flush adds nothing).
 func (o *RunObserver) Flush() {

@@ -333,25 +333,27 @@ func TestTimeoutAndAuthCounters(t *testing.T) {
 }
 
 // A RunObserver per run counts exactly what the shared Observer counts, in
-// both modes, and only once it is flushed.
+// both modes, and only once it is flushed; as a run's Counter it counts the
+// same at the end of the run.
 func TestRunObserverMatchesObserver(t *testing.T) {
-	shared, perRun := metrics.New(), metrics.New()
-	gs, gr := graph(t, shared), graph(t, perRun)
+	shared, perRun, counted := metrics.New(), metrics.New(), metrics.New()
+	gs, gr, gc := graph(t, shared), graph(t, perRun), graph(t, counted)
 	files := []string{"c05_parallel_3_interleaved.sse", "c09_truncated_no_done.sse", "c10_error_mid_stream.sse"}
 	var wg sync.WaitGroup
 	for i := range 12 {
 		data := fixture(t, files[i%len(files)])
 		mode := []pipeline.Mode{pipeline.Fused, pipeline.Async}[i%2]
 		wg.Go(func() {
-			run := func(g *pipeline.Graph, obs pipeline.Observer) {
+			run := func(g *pipeline.Graph, opt pipeline.RunOption) {
 				if err := pipeline.Run(context.Background(), g, sources.Reader(strings.NewReader(string(data)), sources.WithReadSize(61)),
-					sinks.Discard[protocol.ResponseEvent](), pipeline.WithMode(mode), pipeline.WithObserver(obs)); err != nil {
+					sinks.Discard[protocol.ResponseEvent](), pipeline.WithMode(mode), opt); err != nil {
 					t.Error(err)
 				}
 			}
-			run(gs, shared.Observer(gs))
+			run(gs, pipeline.WithObserver(shared.Observer(gs)))
+			run(gc, pipeline.WithCounter(counted.RunObserver(gc)))
 			obs := perRun.RunObserver(gr)
-			run(gr, obs)
+			run(gr, pipeline.WithObserver(obs))
 			obs.Flush()
 			obs.Flush() // a second flush adds nothing
 		})
@@ -366,6 +368,9 @@ func TestRunObserverMatchesObserver(t *testing.T) {
 	a, b := counts(shared.Snapshot()), counts(perRun.Snapshot())
 	if diff := cmp.Diff(a, b); diff != "" || len(a) == 0 || a[0].In == 0 {
 		t.Errorf("per-run counts differ from shared ones (-shared +per-run):\n%s", diff)
+	}
+	if diff := cmp.Diff(a, counts(counted.Snapshot())); diff != "" {
+		t.Errorf("counts at the end of the run differ from shared ones (-shared +counted):\n%s", diff)
 	}
 
 	// Before Flush, nothing of the run is counted.
