@@ -75,6 +75,22 @@ func (f *readFlusher) source(src pipeline.Source[[]byte]) pipeline.Source[[]byte
 	})
 }
 
+// sendHeaders sends a stream's status line and headers at once, before its
+// first event: the client learns that its stream started as soon as the
+// upstream answered, and net/http serializes the headers here, from the
+// handler's shallow frames, rather than at the first event's write at the
+// bottom of the fused chain — which would grow every stream's goroutine
+// stack to twice the size for the rest of its life (docs/performance.md).
+// A failed flush is left to the stream's first write to find.
+func sendHeaders(w http.ResponseWriter) {
+	if f, ok := w.(*readFlusher); ok {
+		f.dirty = true
+		f.flush()
+		return
+	}
+	_ = http.NewResponseController(w).Flush()
+}
+
 // batchFlushes returns the writer of the client's events and the source of
 // the upstream's body: in the fused mode both wrapped by a readFlusher (one
 // flush per upstream read), in the async mode as they are (one flush per

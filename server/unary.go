@@ -33,6 +33,7 @@ func (s *Server) startClient(w http.ResponseWriter, x *exchange, model string) *
 	hdr.Set("Cache-Control", "no-cache")
 	hdr.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	sendHeaders(w)
 	opts.Flush = http.NewResponseController(w).Flush
 	return responses.NewWriter(w, opts)
 }
