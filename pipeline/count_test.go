@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,5 +90,34 @@ func TestCounterMarksTheFailedNode(t *testing.T) {
 		if c.counts[0].Failed || !check.Failed || check.Node != "check" || check.Inputs != 4 || check.Outputs != 3 {
 			t.Fatalf("%v: counts %+v, want check failed on its 4th input after passing 3 on", m, c.counts)
 		}
+	}
+}
+
+// A graph's input is reusable when its first node keeps no input and is
+// not wrapped by middleware.
+func TestInputReusable(t *testing.T) {
+	keeps := pipeline.StageNode("first", pipeline.Map(strings.ToUpper))
+	lends := pipeline.NewNode("first", func() pipeline.Stage[string, string] { return pipeline.Map(strings.ToUpper) }, pipeline.KeepsNoInput())
+	rest := pipeline.StageNode("rest", pipeline.Map(strings.ToLower))
+	if g := pipeline.Must(pipeline.New("g", keeps, rest)); g.InputReusable() {
+		t.Error("an unmarked first node: reusable")
+	}
+	g := pipeline.Must(pipeline.New("g", lends, rest))
+	if !g.InputReusable() {
+		t.Error("a KeepsNoInput first node: not reusable")
+	}
+	front, err := g.InsertBefore("first", pipeline.StageNode("front", pipeline.Map(strings.TrimSpace)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if front.InputReusable() {
+		t.Error("a node inserted before the KeepsNoInput one: still reusable")
+	}
+	wrapped, err := g.Wrap("first", passMiddleware(new(atomic.Int64)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wrapped.InputReusable() {
+		t.Error("a wrapped first node: still reusable")
 	}
 }

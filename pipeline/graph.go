@@ -213,3 +213,12 @@ func (g *Graph) Concat(more ...*Graph) (*Graph, error) {
 	}
 	return build("concat", g.name, nodes)
 }
+
+// InputReusable reports whether a fused run of g leaves its source free to
+// reuse an element's memory as soon as emitting it returned: the first
+// node keeps no reference to its input (KeepsNoInput) and no middleware
+// wraps it. In the async mode an element is still queued when the emit
+// returns, so a source may not reuse it whatever this reports.
+func (g *Graph) InputReusable() bool {
+	return g != nil && len(g.nodes) > 0 && g.nodes[0].info.KeepsNoInput && len(g.nodes[0].wraps) == 0
+}

@@ -27,6 +27,9 @@ type NodeInfo struct {
 	// AsyncBoundary marks the node as the start of an asynchronous segment
 	// (see the AsyncBoundary option).
 	AsyncBoundary bool
+	// KeepsNoInput marks a stage that keeps no reference to an input once
+	// Push returns (see the KeepsNoInput option).
+	KeepsNoInput bool
 }
 
 // NodeOption configures a node.
@@ -45,6 +48,12 @@ func Describe(text string) NodeOption { return func(i *NodeInfo) { i.Description
 // neighbours. A graph without marked nodes runs in Async mode as before,
 // every node in its own goroutine. Fused mode ignores the marks.
 func AsyncBoundary() NodeOption { return func(i *NodeInfo) { i.AsyncBoundary = true } }
+
+// KeepsNoInput declares that the node's stage keeps no reference to an
+// input once its Push returns — it copies what it keeps — so that whoever
+// pushed the input may reuse its memory (see Graph.InputReusable). Declare
+// it only for stages that hold to it; the graph cannot check it.
+func KeepsNoInput() NodeOption { return func(i *NodeInfo) { i.KeepsNoInput = true } }
 
 // NewNode declares a node named name whose stages come from factory.
 // factory is called once per Run. A nil factory makes a node that New and

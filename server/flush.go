@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/sources"
 )
 
 // readFlusher batches the flushes of a client's event stream: the events
@@ -89,6 +91,16 @@ func sendHeaders(w http.ResponseWriter) {
 		return
 	}
 	_ = http.NewResponseController(w).Flush()
+}
+
+// upstreamSource is the source of an upstream's body for a run of g: it
+// lends its read buffer (no copy per read) when the run is fused and g's
+// first node keeps nothing of its input (pipeline.Graph.InputReusable).
+func (s *Server) upstreamSource(body io.Reader, g *pipeline.Graph) *sources.ReaderSource {
+	if s.cfg.Mode == pipeline.Fused && g.InputReusable() {
+		return sources.Reader(body, sources.WithName("upstream"), sources.Lending())
+	}
+	return sources.Reader(body, sources.WithName("upstream"))
 }
 
 // batchFlushes returns the writer of the client's events and the source of

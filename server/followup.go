@@ -78,7 +78,7 @@ func (s *Server) collectRound(ctx context.Context, x *exchange, ex *harness.Exch
 		evs = append(evs, ev)
 		return nil
 	})
-	return evs, runResponse(ctx, s, g, sources.Reader(body, sources.WithName("upstream")), sink), nil
+	return evs, runResponse(ctx, s, g, s.upstreamSource(body, g), sink), nil
 }
 
 // replay streams the final round's events to the client through the

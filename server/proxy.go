@@ -16,7 +16,6 @@ import (
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/sources"
 	"github.com/harnessflow/harnessflow/stages/metrics"
 	"github.com/harnessflow/harnessflow/stages/request"
 	"github.com/harnessflow/harnessflow/stages/textcall"
@@ -219,7 +218,7 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 		return 0, "", failure(http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error(), outcomeConfigError, err)
 	}
 	defer closeExt()
-	cw, src := s.batchFlushes(w, sources.Reader(resp.Body, sources.WithName("upstream")))
+	cw, src := s.batchFlushes(w, s.upstreamSource(resp.Body, g))
 	sink := s.startClient(cw, x, req.Model)
 	status, outcome := s.concludeClient(w, r, x, sink, runResponse(ctx, s, g, src, sink))
 	return status, outcome, nil

@@ -97,3 +97,34 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 	r.i++
 	return n, nil
 }
+
+// A lending source emits the bytes of every read in its own buffer (one
+// backing array while the buffer does not grow), each valid until emit
+// returns; a copying source emits a fresh slice each time. Both emit the
+// same bytes.
+func TestReaderLending(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 64)
+	for _, lend := range []bool{false, true} {
+		opts := []sources.Option{sources.WithReadSize(100)}
+		if lend {
+			opts = append(opts, sources.Lending())
+		}
+		var got []byte
+		arrays := map[*byte]bool{}
+		err := sources.Reader(bytes.NewReader(data), opts...).Stream(context.Background(), func(b []byte) error {
+			got = append(got, b...)
+			arrays[&b[:1][0]] = true
+			return nil
+		})
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("lend %v: %v, %d bytes, want %d", lend, err, len(got), len(data))
+		}
+		// 1,024 bytes in reads of at most 100: 11 reads.
+		if lend && len(arrays) != 1 {
+			t.Errorf("lending: the reads came in %d arrays, want the source's one buffer", len(arrays))
+		}
+		if !lend && len(arrays) != 11 {
+			t.Errorf("copying: the reads came in %d arrays, want one per read (11)", len(arrays))
+		}
+	}
+}

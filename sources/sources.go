@@ -23,11 +23,13 @@ const firstReadSize = 2 << 10
 
 // ReaderSource streams the bytes of an io.Reader, one element per Read, as
 // soon as each Read returns. Every emitted slice is a fresh copy owned by
-// the receiver, so it is safe in both execution modes.
+// the receiver, so it is safe in both execution modes — unless the source
+// is Lending.
 type ReaderSource struct {
 	r    io.Reader
 	name string
 	size int
+	lend bool
 }
 
 // Option configures a ReaderSource.
@@ -42,6 +44,13 @@ func WithReadSize(n int) Option {
 		}
 	}
 }
+
+// Lending makes the source emit its read buffer itself instead of a fresh
+// copy of every read: an emitted slice is valid only until emit returns,
+// and the next read overwrites it. It saves an allocation and a copy per
+// read, for a consumer that keeps nothing of its input once emit returned:
+// a fused run of a graph whose Graph.InputReusable reports true.
+func Lending() Option { return func(s *ReaderSource) { s.lend = true } }
 
 // WithName names the input in error messages (a file name, "stdin", a URL).
 func WithName(name string) Option { return func(s *ReaderSource) { s.name = name } }
@@ -67,8 +76,11 @@ func (s *ReaderSource) Stream(ctx context.Context, emit func([]byte) error) erro
 		}
 		n, err := s.r.Read(buf)
 		if n > 0 {
-			chunk := make([]byte, n)
-			copy(chunk, buf[:n])
+			chunk := buf[:n:n]
+			if !s.lend {
+				chunk = make([]byte, n)
+				copy(chunk, buf[:n])
+			}
 			off += int64(n)
 			if eerr := emit(chunk); eerr != nil {
 				return eerr

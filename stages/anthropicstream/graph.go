@@ -46,8 +46,7 @@ func AccumulateNode(opts Options) pipeline.Node {
 // bytes of a text/event-stream body and emitting protocol.ResponseEvents.
 func Graph(opts Options) (*pipeline.Graph, error) {
 	return pipeline.New(GraphName,
-		pipeline.NewNode(sse.Name, sse.StageFactory(opts.SSE),
-			pipeline.Describe("bytes → Server-Sent Events")),
+		sse.Node(opts.SSE),
 		DecodeNode(),
 		AccumulateNode(opts),
 	)

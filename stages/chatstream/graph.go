@@ -62,8 +62,7 @@ func UnaryNode(opts Options) pipeline.Node {
 
 // SSENode returns the sse.decode node configured with opts.MaxEventBytes.
 func SSENode(opts Options) pipeline.Node {
-	return pipeline.NewNode(sse.Name, sse.StageFactory(sse.Options{MaxEventBytes: opts.MaxEventBytes}),
-		pipeline.Describe("bytes → Server-Sent Events"))
+	return sse.Node(sse.Options{MaxEventBytes: opts.MaxEventBytes})
 }
 
 // Graph returns the streaming chat response graph:

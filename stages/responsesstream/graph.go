@@ -37,8 +37,7 @@ func DecodeNode(opts Options) pipeline.Node {
 // text/event-stream body and emitting protocol.ResponseEvents.
 func Graph(opts Options) (*pipeline.Graph, error) {
 	return pipeline.New(GraphName,
-		pipeline.NewNode(sse.Name, sse.StageFactory(opts.SSE),
-			pipeline.Describe("bytes → Server-Sent Events")),
+		sse.Node(opts.SSE),
 		DecodeNode(opts),
 	)
 }

@@ -187,6 +187,14 @@ func StageFactory(opts Options) func() pipeline.Stage[[]byte, Event] {
 	return func() pipeline.Stage[[]byte, Event] { return New(opts) }
 }
 
+// Node returns the decoder as the graph node Name. The decoder copies what
+// it keeps of a chunk (an unterminated line), so the node is marked
+// pipeline.KeepsNoInput: a fused run's source may reuse its read buffer.
+func Node(opts Options) pipeline.Node {
+	return pipeline.NewNode(Name, StageFactory(opts),
+		pipeline.Describe("bytes → Server-Sent Events"), pipeline.KeepsNoInput())
+}
+
 // Interface guards.
 var (
 	_ pipeline.Stage[[]byte, Event] = (*Decoder)(nil)
