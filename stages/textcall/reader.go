@@ -16,6 +16,7 @@ type Reader struct {
 	reasoning Parser
 	scratch   []Event
 	rscratch  []Event // the reasoning parser's events, fed apart from out
+	before    func()  // ReaderOptions.BeforeMarkup, until called
 }
 
 // ReaderOptions configure a Reader.
@@ -27,6 +28,10 @@ type ReaderOptions struct {
 	// ThinkingOpen says the prompt opened a reasoning block, so the reply
 	// starts inside one and its first </think> closes it.
 	ThinkingOpen bool
+	// BeforeMarkup, when set, is called once, before a parser is first
+	// given text it does not find quiet (text that could be markup): the
+	// moment to fill Config.Schemas when reading them costs.
+	BeforeMarkup func()
 }
 
 // NewReader returns a Reader for one reply. With format off it still
@@ -37,7 +42,7 @@ func NewReader(opts ReaderOptions) (*Reader, error) {
 		return nil, err
 	}
 	r, _ := NewParser(opts.Format, opts.Config)
-	return &Reader{think: newThinkSplitter(opts.ThinkingOpen), content: c, reasoning: r}, nil
+	return &Reader{think: newThinkSplitter(opts.ThinkingOpen), content: c, reasoning: r, before: opts.BeforeMarkup}, nil
 }
 
 // Chosen returns the format the reader's content parser uses: the format
@@ -87,7 +92,17 @@ func (r *Reader) text(out []Event, s string) []Event {
 	if r.content == nil {
 		return appendText(out, Text, s)
 	}
+	r.beforeFeed(r.content, s)
 	return r.content.Feed(out, s)
+}
+
+// beforeFeed calls BeforeMarkup, once, when p is about to read s and s
+// could be markup to p.
+func (r *Reader) beforeFeed(p Parser, s string) {
+	if r.before != nil && !p.Quiet(s) {
+		r.before()
+		r.before = nil
+	}
 }
 
 // Reasoning appends the events of the next piece of reasoning text.
@@ -95,6 +110,7 @@ func (r *Reader) Reasoning(out []Event, s string) []Event {
 	if r.reasoning == nil {
 		return appendText(out, Reasoning, s)
 	}
+	r.beforeFeed(r.reasoning, s)
 	r.rscratch = r.reasoning.Feed(r.rscratch[:0], s)
 	return asReasoning(out, r.rscratch)
 }

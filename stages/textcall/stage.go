@@ -36,8 +36,10 @@ type Options struct {
 	// Config is what the parsers know of the request (tool schemas, model).
 	Config Config
 	// LoadSchemas, when set and Config.Schemas is nil, gives the request's
-	// tool schemas; it is called once, when the first chunk that is not
-	// plain text arrives, so a stream with no markup never pays for it.
+	// tool schemas; it is called once, when a parser is first given text
+	// that could be markup (Parser.Quiet is false), so a stream with no
+	// markup never pays for it — reading a Codex request's tool schemas
+	// costs more than translating a whole short answer.
 	LoadSchemas func() Schemas
 	// ThinkingOpen says the prompt opened a reasoning block.
 	ThinkingOpen bool
@@ -84,9 +86,20 @@ func NewStage(opts Options) pipeline.Stage[chatstream.Chunk, chatstream.Chunk] {
 	return st
 }
 
+// loadSchemas fills the parsers' shared schema map from LoadSchemas, once.
+func (s *stage) loadSchemas() {
+	if s.load == nil {
+		return
+	}
+	for k, v := range s.load() {
+		s.opts.Config.Schemas[k] = v
+	}
+	s.load = nil
+}
+
 type stage struct {
 	opts    Options
-	load    func() Schemas // fills opts.Config.Schemas once
+	load    func() Schemas // fills opts.Config.Schemas once (loadSchemas)
 	choices []choiceState
 	respID  string
 	calls   int // calls recovered in the stream
@@ -129,12 +142,6 @@ func (s *stage) Push(_ context.Context, c chatstream.Chunk, emit func(chatstream
 	if quiet {
 		emit(c)
 		return nil
-	}
-	if s.load != nil {
-		for k, v := range s.load() {
-			s.opts.Config.Schemas[k] = v
-		}
-		s.load = nil
 	}
 	out := s.begin(c)
 	for i := range c.Choices {
@@ -224,7 +231,11 @@ func (s *stage) state(index int64) *choiceState {
 			return &s.choices[i]
 		}
 	}
-	r, err := NewReader(ReaderOptions{Format: s.opts.Format, Config: s.opts.Config, ThinkingOpen: s.opts.ThinkingOpen})
+	ro := ReaderOptions{Format: s.opts.Format, Config: s.opts.Config, ThinkingOpen: s.opts.ThinkingOpen}
+	if s.load != nil {
+		ro.BeforeMarkup = s.loadSchemas
+	}
+	r, err := NewReader(ro)
 	if err != nil { // Node and NewStage's callers checked the name
 		r, _ = NewReader(ReaderOptions{Format: Off, ThinkingOpen: s.opts.ThinkingOpen})
 	}
