@@ -34,6 +34,13 @@ const fieldsIndexAt = 24
 var errNotObject = errors.New("expected a JSON object")
 
 // NewFields parses data as a JSON object. A JSON null or any non-object is an error.
+//
+// The Fields reads data in place: data must not change while the Fields is
+// used. What it gives back to keep is a copy (strings, Raw, Extra and the
+// values decoded from them), so nothing decoded holds on to data — which
+// is why a nested object, handed a span of its parent's data, is not copied
+// again at every level. Take and Peek return spans of data, for decoding
+// on the spot.
 func NewFields(data []byte) (*Fields, error) {
 	orig := data // for encoding/json's error messages, which count from its start
 	data = TrimSpace(data)
@@ -44,9 +51,8 @@ func NewFields(data []byte) (*Fields, error) {
 		}
 		return nil, errNotObject
 	}
-	own := bytes.Clone(data)
 	var s Scanner
-	s.Reset(own)
+	s.Reset(data)
 	d := &Fields{members: make([]member, 0, 8)}
 	m := s.Members()
 	for m.Next() {
@@ -55,7 +61,7 @@ func NewFields(data []byte) (*Fields, error) {
 		if !ok {
 			break
 		}
-		d.set(k, own[sp.off:sp.off+sp.n:sp.off+sp.n])
+		d.set(k, data[sp.off:sp.off+sp.n:sp.off+sp.n])
 	}
 	if !m.Done() || !s.End() {
 		// The message encoding/json gives for the same document.

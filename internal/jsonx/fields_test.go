@@ -83,10 +83,13 @@ func TestFieldsManyMembers(t *testing.T) {
 	}
 }
 
-// What Fields hands out does not change when the caller reuses its buffer
-// (the json.Unmarshaler contract: a decoder may reuse the bytes it passed).
-func TestFieldsOwnTheirBytes(t *testing.T) {
-	buf := []byte(`{"a":{"x":[1,2]},"b":"text","c":[3]}`)
+// Fields reads its input in place (no copy per nesting level): what it
+// hands out to keep — strings, Raw, Extra — is a copy that does not change
+// when the caller reuses its buffer afterwards (the json.Unmarshaler
+// contract), while Take and Array give views of the input, for decoding on
+// the spot.
+func TestFieldsKeepOnlyCopies(t *testing.T) {
+	buf := []byte(`{"a":{"x":[1,2]},"b":"text","c":[3],"d":{"y": true},"e":[4]}`)
 	d, err := NewFields(buf)
 	if err != nil {
 		t.Fatal(err)
@@ -97,11 +100,15 @@ func TestFieldsOwnTheirBytes(t *testing.T) {
 		elems = append(elems, raw)
 		return nil
 	})
+	if &a[0] != &buf[5] || &elems[0][0] != &buf[33] {
+		t.Errorf("Take and Array copied their values: %q %q", a, elems)
+	}
+	b, raw, extra := d.Str("b"), d.Raw("d"), d.Extra()
 	for i := range buf {
 		buf[i] = ' '
 	}
-	if string(a) != `{"x":[1,2]}` || d.Str("b") != "text" || len(elems) != 1 || string(elems[0]) != "3" {
-		t.Errorf("values changed with the input: a=%q elems=%q", a, elems)
+	if b != "text" || string(raw) != `{"y":true}` || string(extra["e"]) != "[4]" || len(extra) != 1 {
+		t.Errorf("kept values changed with the input: b=%q raw=%q extra=%q", b, raw, extra)
 	}
 }
 
