@@ -26,7 +26,8 @@ const stackChildEnv = "HARNESSFLOW_STACK_BUDGET_CHILD"
 // A stream's handler goroutine — the request's decoding and shaping, the
 // upstream call, and the fused response chain down to the client's socket,
 // headers included — fits in streamStackBudget, for a one-line request and a
-// Codex-sized one, natively and through a harness. The check runs in a child
+// Codex-sized one, natively and through harnesses (claude-code's answer ends
+// in a tool call its bridge maps at the bottom of the chain). The check runs in a child
 // process under debug.SetMaxStack: a goroutine that outgrows the budget
 // kills the child with the offending stack, which this test prints.
 func TestStreamStackBudget(t *testing.T) {
@@ -35,7 +36,10 @@ func TestStreamStackBudget(t *testing.T) {
 	}
 	if os.Getenv(stackChildEnv) == "" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestStreamStackBudget$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), stackChildEnv+"=1")
+		// Every goroutine starts at the smallest stack and grows through the
+		// limit check: with the runtime's adaptive starting size, a goroutine
+		// could start big enough never to grow, and the check would not run.
+		cmd.Env = append(os.Environ(), stackChildEnv+"=1", "GODEBUG=adaptivestackstart=0")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("a stream outgrew %d bytes of stack (%v):\n%s", streamStackBudget, err, out)
@@ -55,6 +59,7 @@ func TestStreamStackBudget(t *testing.T) {
 		{"/v1/responses", small},
 		{"/v1/responses", string(codex)},
 		{"/h/minimal/v1/responses", string(codex)},
+		{"/h/claude-code/v1/responses", string(codex)},
 	}
 	run := func(path, body string) {
 		t.Helper()
