@@ -179,11 +179,12 @@ func (e ModelCaps) Check() error {
 // Lookup returns the capabilities of model, Matched set; a model no entry
 // matches gets zero capabilities.
 func (t *ModelTable) Lookup(model string) ModelCaps {
-	if t == nil {
-		t = BuiltinModels()
+	entries := builtinModels // a nil table is the built-in one, read in place
+	if t != nil {
+		entries = t.entries
 	}
 	m := strings.ToLower(model)
-	for _, e := range t.entries {
+	for _, e := range entries {
 		if strings.Contains(m, e.Match) {
 			e.Matched = true
 			return e

@@ -123,3 +123,16 @@ func TestHarnessReasoning(t *testing.T) {
 		}
 	}
 }
+
+// Looking a model up in the built-in table (a nil *ModelTable, as serve
+// does per request without --model-caps) reads the table in place: no copy
+// of it per request.
+func TestBuiltinLookupAllocatesNothing(t *testing.T) {
+	var table *ModelTable
+	if caps := table.Lookup("zai-org/GLM-4.6"); !caps.Matched {
+		t.Fatal("zai-org/GLM-4.6: no built-in entry matched")
+	}
+	if n := testing.AllocsPerRun(100, func() { table.Lookup("qwen3-coder-480b") }); n != 0 {
+		t.Errorf("a built-in lookup allocates %.0f times, want none", n)
+	}
+}
