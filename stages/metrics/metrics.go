@@ -225,13 +225,13 @@ type runCounts struct {
 
 // Observe counts one observation in the run.
 func (o *RunObserver) Observe(ob pipeline.Observation) {
-	if ob.Index < 0 || ob.Index >= len(o.nodes) || o.nodes[ob.Index].c.key.node != ob.Node {
+	n := o.listed(ob.Index, ob.Node)
+	if n == nil {
 		// A node the graph did not list when the run started: count it
 		// directly.
 		o.m.counters(o.graph, ob.Node, ob.Index).add(ob)
 		return
 	}
-	n := &o.nodes[ob.Index]
 	if !ob.Finish {
 		n.in++
 	}
@@ -242,15 +242,26 @@ func (o *RunObserver) Observe(ob pipeline.Observation) {
 	n.nanos += int64(ob.Elapsed)
 }
 
+// listed returns the run's counts of node name at index, or nil when the
+// graph did not list it there when the run started.
+func (o *RunObserver) listed(index int, name string) *runCounts {
+	if index < 0 || index >= len(o.nodes) || o.nodes[index].c.key.node != name {
+		return nil
+	}
+	return &o.nodes[index]
+}
+
 // Count adds a run's per-node totals to the metrics at once: o is then the
 // run's pipeline.Counter (pipeline.WithCounter), which in the fused mode
 // costs the run nothing per element. Nodes the graph did not list when o
 // was made are counted by name.
 func (o *RunObserver) Count(counts []pipeline.NodeCount) {
 	for _, c := range counts {
-		n := o.m.counters(o.graph, c.Node, c.Index)
-		if c.Index >= 0 && c.Index < len(o.nodes) && o.nodes[c.Index].c.key.node == c.Node {
-			n = o.nodes[c.Index].c
+		var n *nodeCounters
+		if l := o.listed(c.Index, c.Node); l != nil {
+			n = l.c
+		} else {
+			n = o.m.counters(o.graph, c.Node, c.Index)
 		}
 		if c.Inputs != 0 {
 			n.in.Add(c.Inputs)
