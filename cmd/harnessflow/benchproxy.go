@@ -111,7 +111,7 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	maxDuration := fs.Duration("max-duration", 15*time.Minute, "give up after `D` (the whole run; the processes are stopped)")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of Markdown")
 	svgFile := fs.String("svg", "", "also write the latency chart to `FILE` (SVG)")
-	profileDir := fs.String("profile", "", "write CPU and heap profiles of the proxies under load to `DIR` (one pair per proxy and N)")
+	profileDir := fs.String("profile", "", "write CPU and heap profiles of the proxies under load to `DIR` (one pair per proxy and N; the heap profile after a collection, so that it shows what is live then)")
 	profileSecs := fs.Int("profile-seconds", 0, "length of the CPU profiles (default: most of the time left once every client started)")
 	bin := fs.String("bin", "", "the harnessflow `BINARY` the processes run (default: this one)")
 	var serveFlags stringList
@@ -426,7 +426,7 @@ func (b *proxyBench) profiler(debugBase, name string) func(context.Context) {
 			}
 		}
 		get("/debug/pprof/profile?seconds="+strconv.Itoa(secs), name+".cpu.pprof")
-		get("/debug/pprof/heap", name+".heap.pprof")
+		get("/debug/pprof/heap?gc=1", name+".heap.pprof") // gc=1: the live heap of now, not of the last collection
 	}
 }
 
