@@ -57,6 +57,11 @@ type Config struct {
 	// InsecureOpenRelay allows a non-loopback address with upstream keys
 	// and no client keys.
 	InsecureOpenRelay bool
+	// Environment names the environment variables the file reads
+	// (client_keys.env, upstreams' api_key_env), in the order read. A
+	// process's environment is fixed when it starts: a reload reads them
+	// as they were then (the server's reload log says so).
+	Environment []string
 	// Store is the response store, in serve's --store syntax: "memory"
 	// (the default), "none", or a redis://, rediss:// or unix:// URL.
 	Store string
@@ -112,6 +117,13 @@ type Upstream struct {
 	// server's default).
 	MaxConns     int
 	MaxIdleConns int
+	// MaxAnswerBytes, MaxBodyBytes and MaxCompressionRatio bound one
+	// answer of it (server.AnswerLimits): the text, arguments and reasoning
+	// held, the decompressed body, and decompressed bytes per compressed
+	// byte. 0: the server's default; a negative value: no bound.
+	MaxAnswerBytes      int64
+	MaxBodyBytes        int64
+	MaxCompressionRatio int64
 	// Line is where the file defines it.
 	Line int
 }
@@ -267,6 +279,7 @@ func Parse(data []byte, name string, opts Options) (*Config, error) {
 		return nil, err
 	}
 	c.File = name
+	c.Environment = v.env
 	return c, nil
 }
 
@@ -339,6 +352,15 @@ type validator struct {
 	lines lineIndex
 	opts  Options
 	errs  []error
+	env   []string // the environment variables read (Config.Environment)
+}
+
+// lookupEnv reads an environment variable, noting its name.
+func (v *validator) lookupEnv(name string) (string, bool) {
+	if !slices.Contains(v.env, name) {
+		v.env = append(v.env, name)
+	}
+	return v.opts.lookupEnv(name)
 }
 
 func (v *validator) errorf(line int, format string, args ...any) {
@@ -442,7 +464,7 @@ func (v *validator) clientKeys(ck fileClientKeys) []string {
 	var keys []string
 	if ck.Env != "" {
 		line := v.lines.line("client_keys", "env")
-		text, ok := v.opts.lookupEnv(ck.Env)
+		text, ok := v.lookupEnv(ck.Env)
 		if !ok || strings.TrimSpace(text) == "" {
 			v.errorf(line, "client_keys.env: environment variable %s is not set or empty", ck.Env)
 		} else {
@@ -524,7 +546,8 @@ var refusedHeaders = []string{"Authorization", "X-Api-Key", "Content-Length", "H
 
 func (v *validator) upstream(name string, f fileUpstream, c *Config) *Upstream {
 	line := v.lines.line("upstreams", name)
-	u := &Upstream{Name: name, Line: line, MaxConns: f.MaxConns, MaxIdleConns: f.MaxIdleConns}
+	u := &Upstream{Name: name, Line: line, MaxConns: f.MaxConns, MaxIdleConns: f.MaxIdleConns,
+		MaxAnswerBytes: f.MaxAnswerBytes, MaxBodyBytes: f.MaxBodyBytes, MaxCompressionRatio: f.MaxCompressionRatio}
 	where := fmt.Sprintf("upstream %q", name)
 	if !validName(name) {
 		v.errorf(line, "%s: a name is letters, digits, '-', '_' and '.'", where)
@@ -550,7 +573,7 @@ func (v *validator) upstream(name string, f fileUpstream, c *Config) *Upstream {
 	case f.APIKeyEnv != "" && f.APIKeyFile != "":
 		v.errorf(v.lines.line("upstreams", name, "api_key_file"), "%s: api_key_env and api_key_file both set: want one", where)
 	case f.APIKeyEnv != "":
-		key, ok := v.opts.lookupEnv(f.APIKeyEnv)
+		key, ok := v.lookupEnv(f.APIKeyEnv)
 		if key = strings.TrimSpace(key); !ok || key == "" {
 			v.errorf(v.lines.line("upstreams", name, "api_key_env"), "%s: api_key_env: environment variable %s is not set or empty", where, f.APIKeyEnv)
 		}

@@ -41,6 +41,10 @@ type fileUpstream struct {
 	IdleTimeout   *duration         `toml:"idle_timeout"`
 	MaxConns      int               `toml:"max_conns"`
 	MaxIdleConns  int               `toml:"max_idle_conns"`
+
+	MaxAnswerBytes      int64 `toml:"max_answer_bytes"`
+	MaxBodyBytes        int64 `toml:"max_body_bytes"`
+	MaxCompressionRatio int64 `toml:"max_compression_ratio"`
 }
 
 type fileModel struct {

@@ -54,7 +54,8 @@ func (h *Holder) LoadChecked(path string, check func(next *Config) error) (*Conf
 
 // RestartNeeded lists the settings that differ between old and next and
 // that a running server does not change: the listen addresses, the store,
-// the shutdown grace, the client keys and insecure_open_relay. A reload
+// the shutdown grace and insecure_open_relay (client keys are applied
+// at once: server.Server.Reload). A reload
 // keeps their old values (the caller says so).
 func RestartNeeded(old, next *Config) []string {
 	if old == nil || next == nil {
@@ -69,9 +70,6 @@ func RestartNeeded(old, next *Config) []string {
 	}
 	if old.ShutdownGrace != next.ShutdownGrace {
 		diff = append(diff, "timeouts.shutdown_grace")
-	}
-	if !slices.Equal(old.ClientKeys, next.ClientKeys) {
-		diff = append(diff, "client_keys")
 	}
 	if old.InsecureOpenRelay != next.InsecureOpenRelay {
 		diff = append(diff, "insecure_open_relay")

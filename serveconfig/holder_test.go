@@ -142,7 +142,7 @@ func TestRestartNeeded(t *testing.T) {
 		{"nothing", func(*Config) {}, nil},
 		{"routing only", func(c *Config) { c.Models = []*Model{{Name: "x"}}; c.DefaultModel = "x" }, nil},
 		{"listen and store", func(c *Config) { c.Listen = []string{"127.0.0.1:2"}; c.Store = "none" }, []string{"listen", "store"}},
-		{"keys and grace", func(c *Config) { c.ClientKeys = nil; c.ShutdownGrace = 1 }, []string{"timeouts.shutdown_grace", "client_keys"}},
+		{"keys and grace (keys are applied at once)", func(c *Config) { c.ClientKeys = nil; c.ShutdownGrace = 1 }, []string{"timeouts.shutdown_grace"}},
 	} {
 		b := *a
 		tt.edit(&b)

@@ -60,14 +60,14 @@ func ParseClientKeys(text string) ([]string, error) {
 // keyring holds the hashes of the accepted client keys.
 type keyring [][sha256.Size]byte
 
-func newKeyring(keys []string) keyring {
+func newKeyring(keys []string) *keyring {
 	var kr keyring
 	for _, k := range keys {
 		if k != "" {
 			kr = append(kr, sha256.Sum256([]byte(k)))
 		}
 	}
-	return kr
+	return &kr
 }
 
 // accepts reports whether key is one of the accepted keys. It compares
@@ -92,35 +92,69 @@ func bearer(r *http.Request) (string, bool) {
 }
 
 // authenticate wraps a handler of the proxied routes with the client key
-// check; without client keys it returns h unchanged.
+// check, made on the request's headers before a byte of its body is read:
+// a refused request gets HTTP 401 with "Connection: close", so the server
+// neither waits for nor drains the rest of a body nobody will use (a slow
+// keyless body would otherwise hold its connection). The keys in force are
+// those of the last SetClientKeys; without any the request goes on.
 func (s *Server) authenticate(h http.HandlerFunc) http.HandlerFunc {
-	if len(s.keys) == 0 {
-		return h
-	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		key, ok := bearer(r)
-		if !ok || !s.keys.accepts(key) {
-			reason, msg := metrics.AuthInvalid, "harnessflow: the API key is not one this proxy accepts"
-			if !ok {
-				reason, msg = metrics.AuthMissing, `harnessflow: missing API key: send "Authorization: Bearer KEY" with a key this proxy accepts`
-			}
-			s.metrics.ClientAuthFailure(reason)
-			s.log.LogAttrs(r.Context(), slog.LevelWarn, "harnessflow request refused: client key "+reason,
-				slog.String("method", r.Method), slog.String("path", r.URL.Path))
-			w.Header().Set("WWW-Authenticate", `Bearer realm="harnessflow"`)
-			s.answer(w, nil, failure(http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", msg, "", nil))
+		if keys := s.keys.Load(); len(*keys) > 0 && s.refuse(w, r, keys) {
 			return
 		}
 		h(w, r)
 	}
 }
 
+// refuse answers HTTP 401 to a request without a key of keys and reports
+// whether it did. (Out of authenticate's closure, whose frame is on the
+// stack of every stream.)
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, keys *keyring) bool {
+	key, ok := bearer(r)
+	if ok && keys.accepts(key) {
+		return false
+	}
+	reason, msg := metrics.AuthInvalid, "harnessflow: the API key is not one this proxy accepts"
+	if !ok {
+		reason, msg = metrics.AuthMissing, `harnessflow: missing API key: send "Authorization: Bearer KEY" with a key this proxy accepts`
+	}
+	s.metrics.ClientAuthFailure(reason)
+	s.log.LogAttrs(r.Context(), slog.LevelWarn, "harnessflow request refused: client key "+reason,
+		slog.String("method", r.Method), slog.String("path", r.URL.Path))
+	w.Header().Set("WWW-Authenticate", `Bearer realm="harnessflow"`)
+	w.Header().Set("Connection", "close")
+	s.answer(w, nil, failure(http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", msg, "", nil))
+	return true
+}
+
+// SetClientKeys replaces the accepted client keys: requests that arrive
+// afterwards are checked against keys, streams in flight go on. Keys can be
+// changed, or required where none were, but not all removed: without keys
+// the client's own Authorization goes upstream, and clients still sending
+// a proxy key would send it there — that takes a restart.
+func (s *Server) SetClientKeys(keys []string) error {
+	for i, k := range keys {
+		if len(k) < MinClientKeyBytes {
+			return fmt.Errorf("server: client key %d is %d bytes long: want at least %d", i+1, len(k), MinClientKeyBytes)
+		}
+	}
+	kr := newKeyring(keys)
+	if len(*kr) == 0 && s.requiresKeys() {
+		return errors.New("server: removing every client key takes a restart (clients sending a proxy key would have it passed upstream)")
+	}
+	s.keys.Store(kr)
+	return nil
+}
+
+// requiresKeys reports whether client keys are in force.
+func (s *Server) requiresKeys() bool { return len(*s.keys.Load()) > 0 }
+
 // clientCredentials returns the client's Authorization and x-api-key
 // headers to pass upstream when the proxy has no API key of its own: none
 // when client keys are configured (the client's key is the proxy's
 // credential, not the upstream's).
 func (s *Server) clientCredentials(r *http.Request) (auth, apiKey string) {
-	if len(s.keys) > 0 {
+	if s.requiresKeys() {
 		return "", ""
 	}
 	return r.Header.Get("Authorization"), r.Header.Get("x-api-key")
@@ -146,7 +180,7 @@ func (e *OpenRelayError) Error() string {
 // proxy an open relay of its upstream key (Serve refuses such a listener
 // too); run it before listening, on the resolved address to listen on.
 func (c Config) CheckAddr(addr net.Addr) error {
-	if !c.spendsKey() || len(newKeyring(c.ClientKeys)) > 0 || c.InsecureOpenRelay || IsLoopback(addr) {
+	if !c.spendsKey() || len(*newKeyring(c.ClientKeys)) > 0 || c.InsecureOpenRelay || IsLoopback(addr) {
 		return nil
 	}
 	return &OpenRelayError{Addr: addr}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"time"
 
 	"github.com/harnessflow/harnessflow/protocol"
 )
@@ -19,12 +21,48 @@ const bodyBlock = 1 << 20
 // as it passes the limit, so a rejected body never costs more than the
 // limit, and an accepted one is read into a buffer of its exact size. Both
 // refusals are a *http.MaxBytesError.
+//
+// The body must arrive within Config.BodyTimeout (a read deadline on the
+// connection, lifted once it has: a stream's connection must stay
+// readable, the server watches it for the client going away); a body that
+// does not is a *BodyTimeoutError.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	limit := s.cfg.MaxRequestBytes
 	if r.ContentLength > limit {
 		w.Header().Set("Connection", "close") // the rest of the body is not read
 		return nil, &http.MaxBytesError{Limit: limit}
 	}
+	if d := s.cfg.bodyTimeout(); d > 0 {
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(d)) == nil { // a recorder cannot: no deadline
+			defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+		}
+		body, err := s.readBodyBytes(w, r, limit)
+		if err != nil && isTimeout(err) {
+			w.Header().Set("Connection", "close")
+			return nil, &BodyTimeoutError{After: d}
+		}
+		return body, err
+	}
+	return s.readBodyBytes(w, r, limit)
+}
+
+// BodyTimeoutError is a request body that did not arrive within
+// Config.BodyTimeout: HTTP 408.
+type BodyTimeoutError struct{ After time.Duration }
+
+func (e *BodyTimeoutError) Error() string {
+	return fmt.Sprintf("the request body did not arrive within %s (serve --body-timeout)", e.After)
+}
+
+// isTimeout reports whether err is a network timeout.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// readBodyBytes reads the body of readBody, at most limit bytes.
+func (s *Server) readBodyBytes(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	body := http.MaxBytesReader(w, r.Body, limit)
 	if r.ContentLength >= 0 {
 		buf := make([]byte, r.ContentLength)

@@ -173,17 +173,9 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 		return 0, "", e
 	}
 	defer release()
-	body, err := s.readBody(w, r)
-	if err != nil {
-		if tooBig, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return 0, "", failure(http.StatusRequestEntityTooLarge, "invalid_request_error", "",
-				fmt.Sprintf("request body over %d bytes", tooBig.Limit), outcomeBadRequest, err)
-		}
-		return 0, "", failure(http.StatusBadRequest, "invalid_request_error", "", "read request body: "+err.Error(), outcomeBadRequest, err)
-	}
-	req, err := protocol.DecodeRequest(body)
-	if err != nil {
-		return 0, "", failure(http.StatusBadRequest, "invalid_request_error", "", "invalid Responses request: "+err.Error(), outcomeBadRequest, err)
+	req, e := s.readRequest(w, r)
+	if e != nil {
+		return 0, "", e
 	}
 	if s.cfg.Model != "" {
 		req.Model = s.cfg.Model
@@ -198,6 +190,9 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 	// previous_response_id and item_reference resolved; a non-streaming
 	// request runs the same (streamed) turn, answered as one JSON body.
 	if req, e = s.converse(r, x, req); e != nil {
+		return 0, "", e
+	}
+	if e := s.checkHistory(req); e != nil {
 		return 0, "", e
 	}
 	ctx, cancel := context.WithCancel(r.Context())
@@ -222,6 +217,56 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 	sink := s.startClient(cw, x, req.Model)
 	status, outcome := s.concludeClient(w, r, x, sink, runResponse(ctx, s, g, src, sink))
 	return status, outcome, nil
+}
+
+// readRequest reads and decodes the client's request within the request
+// bounds (limits.go, requestbounds.go), or returns the error answer. (Out
+// of turn, whose frame is on the stack of every stream.)
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*protocol.ResponsesRequest, *answerError) {
+	body, err := s.readBody(w, r)
+	if err != nil {
+		if tooBig, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			s.guards.requestRefused("body_bytes")
+			return nil, failure(http.StatusRequestEntityTooLarge, "invalid_request_error", "",
+				fmt.Sprintf("request body over %d bytes", tooBig.Limit), outcomeBadRequest, err)
+		}
+		if slow, ok := errors.AsType[*BodyTimeoutError](err); ok {
+			s.guards.requestRefused("body_timeout")
+			return nil, failure(http.StatusRequestTimeout, "invalid_request_error", "request_timeout", "harnessflow: "+slow.Error(), outcomeBadRequest, err)
+		}
+		return nil, failure(http.StatusBadRequest, "invalid_request_error", "", "read request body: "+err.Error(), outcomeBadRequest, err)
+	}
+	if err := checkCounts(body, s.cfg.maxInputItems()); err != nil {
+		return nil, s.overBound(err)
+	}
+	req, err := protocol.DecodeRequest(body)
+	if err != nil {
+		return nil, failure(http.StatusBadRequest, "invalid_request_error", "", "invalid Responses request: "+err.Error(), outcomeBadRequest, err)
+	}
+	return req, nil
+}
+
+// checkHistory applies the input item bound to a request whose stored
+// history was resolved.
+func (s *Server) checkHistory(req *protocol.ResponsesRequest) *answerError {
+	if n := s.cfg.maxInputItems(); n > 0 && len(req.Input) > n {
+		return s.overBound(&RequestBoundError{Path: "input (with the history of previous_response_id)", Limit: n})
+	}
+	return nil
+}
+
+// overBound is the answer to a request over a request bound: HTTP 413
+// with the JSON path (requestbounds.go).
+func (s *Server) overBound(err error) *answerError {
+	be := err.(*RequestBoundError)
+	label := "tools"
+	if strings.HasPrefix(be.Path, "input") {
+		label = "input_items"
+	}
+	s.guards.requestRefused(label)
+	e := failure(http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large", "harnessflow: "+be.Error(), outcomeBadRequest, err)
+	e.param = paramJSON(be.Path)
+	return e
 }
 
 // planError is the answer to a request harness.Plan refused: a routing
@@ -267,6 +312,10 @@ func (s *Server) send(ctx context.Context, r *http.Request, x *exchange, ex *har
 		}
 		if te, ok := errors.AsType[*TimeoutError](err); ok {
 			return nil, false, failure(http.StatusGatewayTimeout, "server_error", "upstream_timeout", "harnessflow: "+te.Error(), outcomeUpstreamTimeout, err)
+		}
+		if re, ok := errors.AsType[*RedirectError](err); ok {
+			x.upstreamStatus = re.Status
+			return nil, false, failure(http.StatusBadGateway, "server_error", "upstream_redirect", "harnessflow: "+re.Error(), outcomeUpstreamError, err)
 		}
 		return nil, false, failure(http.StatusBadGateway, "server_error", "upstream_unreachable",
 			"upstream unreachable: "+redactURLError(err), outcomeUpstreamUnreachable, err)
@@ -334,12 +383,15 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, t *target
 		up.Header.Set("Accept", "application/json")
 	}
 	up.Header.Set("User-Agent", "harnessflow")
+	// Asked for here, so that the transport leaves a gzip body as it came
+	// and the compression ratio can be bounded (bounds.go).
+	up.Header.Set("Accept-Encoding", "gzip")
 	s.setCredentials(t, up.Header, r)
 	// The harness's headers (beta flags, versions, its user agent) come
 	// last; the credentials are the proxy's to set.
 	for k, v := range shaped.Headers {
 		switch http.CanonicalHeaderKey(k) {
-		case "Authorization", "X-Api-Key", "Content-Length", "Host":
+		case "Authorization", "X-Api-Key", "Content-Length", "Host", "Accept-Encoding":
 			continue
 		}
 		up.Header.Set(k, v)
@@ -453,6 +505,11 @@ func (s *Server) conclude(r *http.Request, x *exchange, sink *responses.Writer, 
 		if errors.As(err, &se) {
 			x.errStage = se.Stage
 		}
+		if _, ok := errors.AsType[*responses.TextLimitError](err); ok {
+			s.guards.answerCut("text")
+		} else if e, ok := errors.AsType[*AnswerTooLargeError](err); ok {
+			s.guards.answerCut(e.Bound)
+		}
 	}
 	if sink.Ended() {
 		// The terminal event was written: a client that closes as soon as
@@ -489,6 +546,9 @@ func (s *Server) conclude(r *http.Request, x *exchange, sink *responses.Writer, 
 // protocol error.
 func runFailure(err error) *protocol.StreamError {
 	if f := timeoutFailure(err); f != nil {
+		return f
+	}
+	if f := answerFailure(err); f != nil {
 		return f
 	}
 	var se *pipeline.StageError

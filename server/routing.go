@@ -61,9 +61,10 @@ func (s *Server) targets(x *exchange, req *protocol.ResponsesRequest) ([]*target
 		}
 		t := &target{name: u.Name, entry: route.Entry.Name, base: u.BaseURL, wire: u.Wire, apiKey: u.APIKey, headers: u.Headers,
 			model: a.Model, harness: route.Entry.Harness,
+			limits: AnswerLimits{Text: u.MaxAnswerBytes, Body: u.MaxBodyBytes, Ratio: u.MaxCompressionRatio}.inForce(s.cfg.defaultLimits()),
 			header: effective(u.HeaderTimeout, s.cfg.headerTimeout()), idle: effective(u.IdleTimeout, s.cfg.idleTimeout()),
-			client: s.cfg.Client}
-		if t.client == nil {
+			client: s.client}
+		if s.cfg.Client == nil {
 			t.client = s.pool.client(u)
 		}
 		if t.models, err = route.Entry.ModelTable(s.cfg.Models, a.Model); err != nil {
@@ -97,9 +98,12 @@ func (s *Server) defaultModel() string {
 // validates (serveconfig.Holder.Load): requests that arrive afterwards use
 // it, requests in flight finish on the config they started with. A file
 // that does not validate is refused and the running config kept. Both are
-// logged and counted (harnessflow_config_reloads_total). Settings a running
-// server does not change (listen addresses, store, client keys, shutdown
-// grace) keep their old values; the log names those that differ.
+// logged and counted (harnessflow_config_reloads_total). The client keys
+// of the file are in force for the requests that arrive next (a file with
+// none is refused while keys are required); the log names the environment
+// variables the file reads, whose values are as at the process's start.
+// Settings a running server does not change (listen addresses, store,
+// shutdown grace) keep their old values; the log names those that differ.
 func (s *Server) Reload(path string) (*serveconfig.Config, error) {
 	if s.cfg.Routes == nil {
 		return nil, errors.New("server: reload: the server runs without a routing config")
@@ -113,9 +117,21 @@ func (s *Server) Reload(path string) (*serveconfig.Config, error) {
 		return nil, err
 	}
 	s.routing.reload(true)
+	// A file without keys leaves those of Config.ClientKeys (checkReload
+	// refused one that removes the keys an earlier file had).
+	keysChanged := len(c.ClientKeys) > 0 && !slices.Equal(old.ClientKeys, c.ClientKeys)
+	if keysChanged {
+		_ = s.SetClientKeys(c.ClientKeys) // checked when the file was read
+	}
 	dropped := s.pool.keep(c)
 	attrs := []slog.Attr{slog.String("file", path), slog.Int("upstreams", len(c.Upstreams)), slog.Int("models", len(c.Models)),
 		slog.Int("upstreams_dropped", dropped)}
+	attrs = append(attrs, slog.Int("client_keys", len(c.ClientKeys)), slog.Bool("client_keys_changed", keysChanged))
+	if len(c.Environment) > 0 {
+		// A process's environment is fixed at its start: a changed
+		// variable takes a restart, whatever the file says now.
+		attrs = append(attrs, slog.Any("environment_as_at_start", c.Environment))
+	}
 	if restart := serveconfig.RestartNeeded(old, c); len(restart) > 0 {
 		attrs = append(attrs, slog.Any("unchanged_until_restart", restart))
 	}
@@ -127,13 +143,17 @@ func (s *Server) Reload(path string) (*serveconfig.Config, error) {
 // non-loopback address an open relay of an upstream key (see CheckAddr):
 // keys the running server checks only at start.
 func (s *Server) checkReload(next *serveconfig.Config) error {
-	if !s.exposed.Load() || len(s.keys) > 0 || s.cfg.InsecureOpenRelay {
+	if len(next.ClientKeys) == 0 && len(s.cfg.Routes.Config().ClientKeys) > 0 {
+		return errors.New("server: reload: the configuration has no client keys and the running server requires them: " +
+			"removing every client key takes a restart (clients still sending a proxy key would have it passed upstream)")
+	}
+	if !s.exposed.Load() || len(next.ClientKeys) > 0 || s.requiresKeys() || s.cfg.InsecureOpenRelay {
 		return nil
 	}
 	for _, u := range next.Upstreams {
 		if u.APIKey != "" {
 			return fmt.Errorf("server: reload: upstream %q has a key of its own, and this server serves a non-loopback address "+
-				"without client keys: anyone who reaches it could spend that key (client keys and insecure_open_relay take a restart)", u.Name)
+				"without client keys: anyone who reaches it could spend that key (insecure_open_relay takes a restart)", u.Name)
 		}
 	}
 	return nil
@@ -147,6 +167,9 @@ func attemptResult(err error, status int) (string, bool) {
 	case err != nil:
 		if _, ok := errors.AsType[*TimeoutError](err); ok {
 			return attemptTimeout, true
+		}
+		if _, ok := errors.AsType[*RedirectError](err); ok {
+			return attemptRedirect, true
 		}
 		return attemptUnreachable, true
 	case status == http.StatusTooManyRequests:
@@ -284,7 +307,8 @@ func (s *Server) singleTarget() *target {
 		return nil
 	}
 	return &target{base: s.checked.base, wire: s.cfg.wire(), apiKey: s.cfg.APIKey,
-		header: s.cfg.headerTimeout(), idle: s.cfg.idleTimeout(), client: s.client, models: s.cfg.Models}
+		header: s.cfg.headerTimeout(), idle: s.cfg.idleTimeout(), client: s.client, models: s.cfg.Models,
+		limits: s.cfg.defaultLimits()}
 }
 
 // wire is the upstream wire of x: its target's, else Config.Wire ("" with

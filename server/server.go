@@ -112,6 +112,7 @@ import (
 	"github.com/harnessflow/harnessflow/serveconfig"
 	"github.com/harnessflow/harnessflow/stages/metrics"
 	"github.com/harnessflow/harnessflow/stages/textcall"
+	"golang.org/x/net/netutil"
 )
 
 // DefaultAddr is the address the proxy binds by default: loopback only.
@@ -139,6 +140,15 @@ const DefaultMaxFollowupRounds = 3
 // DefaultShutdownGrace is how long a shutdown lets the streams in flight
 // finish (Config.ShutdownGrace).
 const DefaultShutdownGrace = 30 * time.Second
+
+// DefaultBodyTimeout is Config.BodyTimeout's default: a long Codex
+// session's request (tens of megabytes at most) arrives in seconds on any
+// link a proxy serves.
+const DefaultBodyTimeout = 30 * time.Second
+
+// DefaultMaxConns is Config.MaxConns's default: room for a few thousand
+// streams, well under the descriptors a process gets.
+const DefaultMaxConns = 8192
 
 // shutdownWrite bounds the wait, after the grace period, for the handlers
 // to write response.failed to their clients before the connections are
@@ -276,6 +286,25 @@ type Config struct {
 	// QueueTimeout is how long a request over MaxStreams waits for a slot
 	// (0: DefaultQueueTimeout; negative: none, the 503 comes at once).
 	QueueTimeout time.Duration
+	// BodyTimeout bounds the time a client has to send its request body,
+	// from the handler's start (0: DefaultBodyTimeout; negative: no
+	// limit); past it the request gets HTTP 408 and its connection is
+	// closed. Serve and Handler both apply it.
+	BodyTimeout time.Duration
+	// MaxConns bounds the client connections Serve keeps open at once (0:
+	// DefaultMaxConns; negative: no bound); connections over it wait to be
+	// accepted, so that file descriptors cannot run out.
+	MaxConns int
+	// MaxInputItems bounds the input items of one request, resolved
+	// history included (0: DefaultMaxInputItems; negative: no bound); a
+	// request over it gets HTTP 413 naming the JSON path.
+	MaxInputItems int
+	// AnswerLimits bound what one upstream answer may make the proxy hold
+	// and read (bounds.go): each field 0 for its default
+	// (DefaultMaxAnswerBytes, DefaultMaxBodyBytes,
+	// DefaultMaxCompressionRatio), negative for no bound. With Routes an
+	// upstream's own limits win.
+	AnswerLimits AnswerLimits
 	// Routes, when set, routes every request by its model to the upstreams
 	// of a routing configuration (`serve --config`, docs/serve-config.md;
 	// routing.go), with fallbacks; Upstream, Wire, APIKey, Model and the
@@ -338,6 +367,26 @@ func (c Config) Check() error {
 	return nil
 }
 
+func (c Config) maxConns() int {
+	switch {
+	case c.MaxConns < 0:
+		return 0
+	case c.MaxConns == 0:
+		return DefaultMaxConns
+	}
+	return c.MaxConns
+}
+
+func (c Config) bodyTimeout() time.Duration {
+	switch {
+	case c.BodyTimeout < 0:
+		return 0
+	case c.BodyTimeout == 0:
+		return DefaultBodyTimeout
+	}
+	return c.BodyTimeout
+}
+
 func (c Config) maxFollowupRounds() int {
 	if c.MaxFollowupRounds == 0 {
 		return DefaultMaxFollowupRounds
@@ -381,10 +430,11 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	mux     *http.ServeMux
-	keys    keyring // hashes of Config.ClientKeys
+	keys    atomic.Pointer[keyring] // hashes of the client keys in force (Config.ClientKeys, SetClientKeys)
 
 	store        Store        // nil with Config.NoStore (store_resolve.go)
 	storeMetrics storeMetrics // its use, for /metrics
+	guards       guardMetrics // what the proxy refused a peer, for /metrics (guard_metrics.go)
 
 	checked upstreamBase   // Config.Check and the upstream's base URL, once (transport.go)
 	single  *target        // the upstream of Config.Upstream (nil with Config.Routes)
@@ -403,11 +453,13 @@ type Server struct {
 // fails Check makes every proxied request fail with HTTP 500 (and Serve
 // return the error).
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg, client: cfg.Client, log: cfg.Logger, metrics: cfg.Metrics,
-		keys: newKeyring(cfg.ClientKeys), stop: make(chan struct{})}
-	if s.client == nil {
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, stop: make(chan struct{})}
+	s.keys.Store(newKeyring(cfg.ClientKeys))
+	if cfg.Client != nil {
+		s.client = withoutRedirects(cfg.Client) // redirect.go
+	} else {
 		s.owned = upstreamTransport(cfg.MaxIdleUpstreamConns)
-		s.client = &http.Client{Transport: s.owned}
+		s.client = &http.Client{Transport: s.owned, CheckRedirect: refuseRedirect}
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -508,6 +560,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// The requests' contexts outlive ctx: the shutdown ends them itself.
 	reqCtx, endRequests := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer endRequests(errShutdown)
+	if n := s.cfg.maxConns(); n > 0 {
+		ln = netutil.LimitListener(ln, n)
+	}
 	srv := &http.Server{
 		Handler:           s.track(s.mux),
 		ReadHeaderTimeout: 30 * time.Second,

@@ -97,4 +97,5 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		_ = s.routing.writePrometheus(w) // the same
 	}
 	_ = s.admit.writePrometheus(w)
+	_ = s.guards.writePrometheus(w)
 }

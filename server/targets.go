@@ -31,6 +31,7 @@ type target struct {
 	harness string
 	// header and idle are the timeouts in force (0: no limit).
 	header, idle time.Duration
+	limits       AnswerLimits // the bounds of its answers in force (bounds.go)
 	client       *http.Client
 	models       *harness.ModelTable
 }
@@ -86,7 +87,7 @@ func (p *upstreamPool) client(u *serveconfig.Upstream) *http.Client {
 	}
 	t := upstreamTransport(u.MaxIdleConns)
 	t.MaxConnsPerHost = u.MaxConns
-	c := &http.Client{Transport: t}
+	c := &http.Client{Transport: t, CheckRedirect: refuseRedirect}
 	p.clients[k] = c
 	return c
 }
@@ -128,6 +129,7 @@ const (
 	attemptTimeout     = "header_timeout"
 	attemptStatus      = "http_" // + the status class or 429: http_429, http_5xx, http_4xx
 	attemptNotAStream  = "not_a_stream"
+	attemptRedirect    = "redirect" // a 3xx, not followed (redirect.go)
 )
 
 // routeMetrics counts what the routing config does, for /metrics: the

@@ -111,6 +111,12 @@ func (s *Server) do(t *target, up *http.Request, request string) (*http.Response
 		cancel(nil)
 		return nil, err
 	}
+	if re := redirectOf(resp); re != nil { // redirect.go: never followed
+		resp.Body.Close()
+		cancel(nil)
+		s.guards.redirect(request)
+		return nil, re
+	}
 	b := &idleBody{body: resp.Body, ctx: ctx, cancel: cancel, after: t.idle, count: func() {
 		s.metrics.UpstreamTimeout(metrics.TimeoutIdle, request)
 	}}
@@ -118,6 +124,10 @@ func (s *Server) do(t *target, up *http.Request, request string) (*http.Response
 		b.watch()
 	}
 	resp.Body = b
+	if err := boundBody(resp, t.limits); err != nil { // bounds.go
+		resp.Body.Close()
+		return nil, err
+	}
 	return resp, nil
 }
 

@@ -19,6 +19,9 @@ import (
 // id of its own.
 func (s *Server) startClient(w http.ResponseWriter, x *exchange, model string) *responses.Writer {
 	opts := responses.Options{ResponseID: x.responseID, Model: model, KeepItemIDs: x.wire(s) == harness.WireResponses}
+	if t := x.target; t != nil {
+		opts.MaxText = int(t.limits.Text)
+	}
 	if c := x.conv; c != nil {
 		opts.Request, opts.Store = c.request, c.keep
 		if c.keep {

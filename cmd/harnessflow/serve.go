@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
@@ -60,6 +62,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	workspaceFlag := fs.String("workspace", "", "whether harnesses read the client's working directory from this machine: local or none (default: local on a loopback --listen without client keys, else none)")
 	var ext extensionFlags
 	ext.register(fs)
+	var bounds boundFlags
+	bounds.register(fs)
 	layer := layerFlags{toolFormatDefault: textcall.Auto}
 	layer.register(fs)
 	fs.Usage = func() {
@@ -71,6 +75,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintln(w, "       [--upstream-header-timeout 2m] [--upstream-idle-timeout 5m] [--shutdown-grace 30s]")
 		fmt.Fprintln(w, "       [--client-keys-env NAME | --client-keys-file FILE] [--insecure-open-relay] [--default-model NAME]")
 		fmt.Fprintln(w, "       [--debug-addr 127.0.0.1:PORT] [--max-streams N [--queue-timeout 100ms]]")
+		fmt.Fprintln(w, "       [--max-answer-bytes N] [--max-upstream-body-bytes N] [--max-compression-ratio N]")
+		fmt.Fprintln(w, "       [--max-input-items N] [--max-conns N] [--body-timeout 30s]")
 		fmt.Fprintln(w, "   or: harnessflow serve --config serve.toml [--listen ADDR] [-v] [--mode M] [extension and prompt flags]")
 		fmt.Fprintln(w, "       [--store memory|none|redis://HOST:PORT/DB]")
 		fmt.Fprintln(w, "Serves the OpenAI Responses API (POST /v1/responses; POST /h/HARNESS/v1/responses to emulate a")
@@ -83,10 +89,13 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if fs.NArg() > 0 {
 		return usageError(stderr, "serve", serveSynopsis, "%s", extraArgs(fs, 0))
 	}
+	if err := bounds.check(); err != nil {
+		return fail(stderr, "serve", exitUsage, "%v", err)
+	}
 	if *configFile != "" { // serveroutes.go
 		return runServeConfig(ctx, fs, *configFile, serveFlags{listen: *listen, mode: *modeName, debugAddr: *debugAddr,
 			workspace: *workspaceFlag, verbose: *verbose, stageTiming: *stageTiming, maxEvent: *maxEvent,
-			maxStreams: *maxStreams, queueTimeout: *queueTimeout, ext: &ext, layer: &layer}, stdout, stderr)
+			maxStreams: *maxStreams, queueTimeout: *queueTimeout, ext: &ext, layer: &layer, bounds: &bounds}, stdout, stderr)
 	}
 	wire, err := harness.ParseWire(*wireName)
 	if err != nil {
@@ -214,6 +223,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		Store:                 store.store,
 		NoStore:               store.none,
 	}
+	bounds.apply(&cfg)
 	// Refuse an open relay before binding anything (Serve checks again).
 	if addr, err := net.ResolveTCPAddr("tcp", *listen); err == nil {
 		if err := cfg.CheckAddr(addr); err != nil {
@@ -272,9 +282,20 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	checkStore(ctx, store, errOut)
 
 	served := make(chan struct{})
+	// Caught from here on: a SIGHUP re-reads the client keys and never
+	// ends the process.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	reloaded := make(chan struct{})
+	go func() {
+		defer close(reloaded)
+		reloadKeysOnHangup(srv, logger, *clientKeysEnv, *clientKeysFile, hup, served)
+	}()
 	go stopOnSignals(ctx, errOut, srv, grace.String(), served)
 	serveErr := srv.Serve(ctx, ln)
 	close(served)
+	<-reloaded
 	upCancel()
 	scriptedErr := <-scriptedDone
 	if serveErr != nil {
@@ -323,6 +344,43 @@ func loadClientKeys(envName, file string) ([]string, error) {
 		keys = append(keys, k...)
 	}
 	return keys, nil
+}
+
+// reloadKeysOnHangup re-reads the client keys of --client-keys-env and
+// --client-keys-file on every signal of hup until done is closed: the
+// requests that arrive next are checked against them (kill -HUP revokes a
+// key removed from the file). A list that does not read is refused and the
+// keys in force kept. The log line says every time that an environment
+// variable is read as it was when the process started.
+func reloadKeysOnHangup(srv *server.Server, log *slog.Logger, envName, file string, hup <-chan os.Signal, done <-chan struct{}) {
+	for {
+		select {
+		case <-hup:
+		case <-done:
+			return
+		}
+		if envName == "" && file == "" {
+			log.Info("harnessflow: SIGHUP: nothing to re-read (no --client-keys-file, --client-keys-env or --config)")
+			continue
+		}
+		attrs := []slog.Attr{}
+		if file != "" {
+			attrs = append(attrs, slog.String("file", file))
+		}
+		if envName != "" {
+			attrs = append(attrs, slog.String("environment_as_at_start", envName))
+		}
+		keys, err := loadClientKeys(envName, file)
+		if err == nil {
+			err = srv.SetClientKeys(keys)
+		}
+		if err != nil {
+			log.LogAttrs(context.Background(), slog.LevelWarn, "harnessflow: client keys refused; the keys in force are kept",
+				append(attrs, slog.String("error", err.Error()))...)
+			continue
+		}
+		log.LogAttrs(context.Background(), slog.LevelInfo, "harnessflow: client keys reloaded", append(attrs, slog.Int("client_keys", len(keys)))...)
+	}
 }
 
 // stopOnSignals stops srv in two steps until served is closed: at the

@@ -25,8 +25,9 @@ import (
 // configOverrides are the serve flags that may be given with --config:
 // they set what the file does not (logging, execution, prompts, stream
 // extensions) or, for --listen, replace the file's addresses.
-var configOverrides = []string{"config", "listen", "v", "mode", "stage-timing", "debug-addr", "workspace", "max-event-bytes",
-	"max-streams", "queue-timeout", "prompts", "model-caps", "variant", "terminus-exec", "redact", "redact-pattern", "log-events", "record"}
+var configOverrides = append([]string{"config", "listen", "v", "mode", "stage-timing", "debug-addr", "workspace", "max-event-bytes",
+	"max-streams", "queue-timeout", "prompts", "model-caps", "variant", "terminus-exec", "redact", "redact-pattern", "log-events", "record"},
+	boundFlagNames...)
 
 // serveFlags are the values of serve's flags that apply with --config.
 type serveFlags struct {
@@ -36,6 +37,7 @@ type serveFlags struct {
 	queueTimeout                       time.Duration
 	ext                                *extensionFlags
 	layer                              *layerFlags
+	bounds                             *boundFlags
 }
 
 // runServeConfig is `harnessflow serve --config FILE` (docs/serve-config.md):
@@ -117,6 +119,7 @@ func runServeConfig(ctx context.Context, fs *flag.FlagSet, path string, f serveF
 		Store:             store.store,
 		NoStore:           store.none,
 	}
+	f.bounds.apply(&cfg)
 	if err := cfg.Check(); err != nil {
 		return fail(stderr, "serve", exitUsage, "%s: %v", path, err)
 	}

@@ -48,6 +48,13 @@ type Options struct {
 	// "fc", …), followed by the response id's random part and the item's
 	// output index.
 	KeepItemIDs bool
+	// MaxText bounds the text one response may hold: message text, tool
+	// call arguments and reasoning, counted as the deltas arrive, and the
+	// done items' JSON (0: no bound). Past it the writer ends the stream
+	// with response.failed (code CodeAnswerTooLarge) and Accept returns a
+	// *TextLimitError, so that the run feeding it stops and its upstream is
+	// closed: memory stays bounded by the limit, not by the answer.
+	MaxText int
 }
 
 // Writer is a pipeline.Sink[protocol.ResponseEvent] that writes the events
@@ -99,6 +106,8 @@ type Writer struct {
 	store     bool
 	keep      func([]protocol.ResponseItem) bool
 	keepIDs   bool
+	maxText   int // Options.MaxText
+	held      int // bytes of the deltas accepted (for maxText)
 
 	seq      int64
 	events   int
@@ -278,7 +287,7 @@ func partText(p *part, r *protocol.Reasoning) string {
 // defaults; that is not an error of the stream.
 func NewWriter(w io.Writer, opts Options) *Writer {
 	s := &Writer{w: w, flush: opts.Flush, id: opts.ResponseID, model: opts.Model, createdAt: opts.CreatedAt,
-		store: opts.Store, keep: opts.Keep, keepIDs: opts.KeepItemIDs, status: StatusInProgress}
+		store: opts.Store, keep: opts.Keep, keepIDs: opts.KeepItemIDs, maxText: opts.MaxText, status: StatusInProgress}
 	if s.id == "" {
 		s.id = NewResponseID()
 	}
@@ -372,6 +381,19 @@ func (s *Writer) Accept(ev protocol.ResponseEvent) error {
 	}
 	if err := s.ensureCreated(); err != nil {
 		return err
+	}
+	if s.maxText > 0 {
+		switch ev.Type {
+		case protocol.EventOutputTextDelta, protocol.EventReasoningContentDelta, protocol.EventReasoningSummaryDelta, protocol.EventToolCallInputDelta:
+			if s.held += len(ev.Delta); s.held > s.maxText {
+				return s.overLimit()
+			}
+		case protocol.EventOutputItemDone:
+			if err := s.done(ev.Item); err != nil || s.outSize <= s.maxText {
+				return err
+			}
+			return s.overLimit()
+		}
 	}
 	switch ev.Type {
 	case protocol.EventOutputItemAdded:

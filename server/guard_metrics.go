@@ -1,0 +1,45 @@
+package server
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sync"
+)
+
+// guardMetrics counts what the proxy refused to do for a hostile or broken
+// peer, for /metrics: upstream redirects not followed (redirect.go),
+// answers ended at a bound (bounds.go) and requests over a request bound
+// (requestbounds.go). The zero value is ready.
+type guardMetrics struct {
+	mu        sync.Mutex
+	redirects map[string]uint64 // by request kind (main, title)
+	answers   map[string]uint64 // by bound (text, body, compression ratio)
+	requests  map[string]uint64 // by bound (body, items, …)
+}
+
+func (m *guardMetrics) redirect(request string) { bump(&m.mu, &m.redirects, request) }
+func (m *guardMetrics) answerCut(bound string)  { bump(&m.mu, &m.answers, bound) }
+func (m *guardMetrics) requestRefused(bound string) {
+	bump(&m.mu, &m.requests, bound)
+}
+
+// writePrometheus writes the guard families.
+func (m *guardMetrics) writePrometheus(w io.Writer) error {
+	m.mu.Lock()
+	redirects, answers, requests := maps.Clone(m.redirects), maps.Clone(m.answers), maps.Clone(m.requests)
+	m.mu.Unlock()
+	bw := bufio.NewWriter(w)
+	family := func(name, help, label string, counts map[string]uint64) {
+		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
+		for _, k := range slices.Sorted(maps.Keys(counts)) {
+			fmt.Fprintf(bw, "%s{%s=%q} %d\n", name, label, k, counts[k])
+		}
+	}
+	family("harnessflow_upstream_redirects_total", "Upstream answers with a redirect status, not followed (HTTP 502 upstream_redirect), by request (main or title).", "request", redirects)
+	family("harnessflow_answers_cut_total", "Upstream answers ended at a bound of what one answer may hold or read, by bound (text, body, compression ratio).", "bound", answers)
+	family("harnessflow_requests_over_bounds_total", "Client requests refused with HTTP 413 for a request bound, by bound.", "bound", requests)
+	return bw.Flush()
+}
