@@ -124,6 +124,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, keys *keyring) b
 	w.Header().Set("WWW-Authenticate", `Bearer realm="harnessflow"`)
 	w.Header().Set("Connection", "close")
 	s.answer(w, nil, failure(http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", msg, "", nil))
+	abandonBody(w)
 	return true
 }
 

@@ -34,17 +34,29 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	}
 	if d := s.cfg.bodyTimeout(); d > 0 {
 		rc := http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(d)) == nil { // a recorder cannot: no deadline
-			defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+		if rc.SetReadDeadline(time.Now().Add(d)) != nil { // a recorder cannot: no deadline
+			return s.readBodyBytes(w, r, limit)
 		}
 		body, err := s.readBodyBytes(w, r, limit)
 		if err != nil && isTimeout(err) {
+			// The deadline stays: the server must not wait for the rest
+			// when it closes the body.
 			w.Header().Set("Connection", "close")
 			return nil, &BodyTimeoutError{After: d}
 		}
+		_ = rc.SetReadDeadline(time.Time{})
 		return body, err
 	}
 	return s.readBodyBytes(w, r, limit)
+}
+
+// abandonBody makes the server close the connection of a request answered
+// without its body, at once: net/http reads up to 256 KiB of an unread body
+// before it closes the connection, which a client sending a byte a second
+// would make last for days. Call it after the answer is written.
+func abandonBody(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close") // for an answer not written yet
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 // BodyTimeoutError is a request body that did not arrive within
