@@ -12,10 +12,12 @@ import (
 // so a body well within the byte bound could still cost the proxy
 // gigabytes: the counts are read off the raw body, before it is decoded.
 
-// DefaultMaxInputItems is Config.MaxInputItems's default. A Codex session
-// is compacted when its context fills: a full 272k-token context holds a
-// few thousand items (messages, calls, their outputs), so this leaves room
-// for ten times that.
+// DefaultMaxInputItems is Config.MaxInputItems's default. Codex sends a
+// session's whole history and compacts it when the context window fills:
+// with its default model's 272k tokens, a history of tool calls and their
+// outputs (a few hundred tokens a pair) is one or two thousand items, and
+// even items of ten tokens each would stay under 30,000 — an estimate from
+// the window, not a measured session.
 const DefaultMaxInputItems = 50_000
 
 // maxTools bounds the tools of one request (Codex sends a few dozen, with

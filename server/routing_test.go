@@ -268,6 +268,18 @@ func statusURL(status int, delay time.Duration) func(t *testing.T) string {
 	}
 }
 
+// redirectURL is an upstream that redirects every request to a server
+// that fails the test when reached.
+func redirectURL(t *testing.T) string {
+	elsewhere := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the redirect was followed: %s %s", r.Method, r.URL)
+	}))
+	return newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		http.Redirect(w, r, elsewhere.URL+"/v1/chat/completions", http.StatusTemporaryRedirect)
+	})).URL
+}
+
 const fallbackConfig = `
 [upstreams.first]
 base_url = "{{first}}/v1"
@@ -288,6 +300,7 @@ func TestFallbacks(t *testing.T) {
 		{name: "429", url: statusURL(429, 0), retried: true, result: "http_429"},
 		{name: "slow headers", url: statusURL(200, 5*time.Second), retried: true, result: "header_timeout"},
 		{name: "400 is the client's", url: statusURL(400, 0), retried: false, result: "http_4xx", status: 400},
+		{name: "a redirect is not followed", url: redirectURL, retried: true, result: "redirect"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			second := newScripted(t, "second", 0)
