@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-// No redirects from model servers (docs/deploy.md#bounds).
+// No redirects from model servers (README "Shared deployments").
 //
 // A model server's API never redirects a POST. Following one would let a
 // compromised or misconfigured upstream choose where the request goes —
