@@ -35,6 +35,7 @@ func commands() map[string]command {
 		"config":        {"check a serve --config file: every problem as FILE:LINE, or what it routes where", runConfig},
 		"mock-upstream": {"serve the embedded scripted model (Chat Completions) alone", runMockUpstream},
 		"bench":         {"measure a harness's graph per stage and end to end, fused, async and vs the official SDK", runBench},
+		"healthcheck":   {"probe a running serve's /healthz: exit 0 on 200, 1 otherwise (the container image's HEALTHCHECK)", runHealthcheck},
 		"version":       {"print the module version and VCS revision of this binary", runVersion},
 		"calibrate":     {"run a real agent against a capture endpoint and write a prompt-pack overlay of what it sends", runCalibrate},
 	}

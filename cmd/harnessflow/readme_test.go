@@ -17,7 +17,7 @@ var internalFlags = map[string]string{}
 // helpCommands are the commands whose --help the README must cover (the
 // processes `bench proxy` starts are not for users and are left out).
 var helpCommands = [][]string{
-	{"translate"}, {"shape"}, {"parse"}, {"graph"}, {"harnesses"}, {"serve"}, {"mock-upstream"}, {"bench"}, {"bench", "proxy"}, {"version"},
+	{"translate"}, {"shape"}, {"parse"}, {"graph"}, {"harnesses"}, {"serve"}, {"mock-upstream"}, {"bench"}, {"bench", "proxy"}, {"version"}, {"healthcheck"},
 }
 
 // Every flag that a command's --help lists appears in README.md as
