@@ -74,7 +74,7 @@ const DefaultWriteRetry = 5 * time.Second
 // last.
 const (
 	retryFirstBackoff = 50 * time.Millisecond
-	retryMaxBackoff   = 500 * time.Millisecond
+	retryMaxBackoff   = 250 * time.Millisecond
 )
 
 // Connection defaults of Open for what its URL does not set: short, so that
@@ -502,13 +502,14 @@ func (s *Store) Put(ctx context.Context, scope string, r *server.StoredResponse)
 			return nil
 		}
 		err = s.failed(ctx, "put "+r.ID, err)
-		if s.retry < 0 || !errors.Is(err, ErrUnavailable) || time.Now().Add(backoff).After(give) {
+		wait := min(backoff, time.Until(give))
+		if s.retry < 0 || !errors.Is(err, ErrUnavailable) || wait <= 0 {
 			if attempt > 1 {
 				return fmt.Errorf("%w (after %d attempts in %s)", err, attempt, time.Since(start).Round(time.Millisecond))
 			}
 			return err
 		}
-		t := time.NewTimer(backoff)
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
