@@ -3,8 +3,12 @@
 # their response store in Redis, driven through nginx by a Go client
 # (scripts/scale-out/client): previous_response_id chains whose turns land
 # on alternating replicas, concurrent opencode conversations (one title
-# request each, counted at the model servers), and one replica killed with
-# streams in flight. Everything listens on loopback; nothing needs the
+# request each, counted at the model servers), Redis outages (redis-server
+# killed for 1 s and for 4 s and restarted, with every conversation
+# streaming: each turn must be stored or fail retryably — the first outage
+# failing none, being within the replicas' write retry of 3 s — and every
+# stored response must be continued afterwards), and one replica killed
+# with streams in flight. Everything listens on loopback; nothing needs the
 # network once nginx and redis-server are installed. .ci/run runs it when
 # E2E=1.
 #
@@ -51,6 +55,8 @@ start() {
 }
 cleanup() {
   local status=$?
+  # The client restarts redis-server in the outage phase and writes its pid.
+  [ -f "$work/redis.pid" ] && pids+=("$(cat "$work/redis.pid")")
   for pid in "${pids[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
@@ -93,9 +99,14 @@ read -r redis_port nginx_port < <("$work/client" ports 2)
 
 # --- redis-server ------------------------------------------------------------------
 mkdir -p "$work/redis"
-start "$REDIS" --port "$redis_port" --bind 127.0.0.1 --dir "$work/redis" --save "" --appendonly no \
-  --daemonize no --protected-mode yes --loglevel warning --logfile "$work/redis.log"
-redis_url="redis://127.0.0.1:$redis_port/0"
+# Every write is on disk before Redis acknowledges it (appendfsync always), so
+# the outage phase's SIGKILL loses nothing Redis acknowledged: a stored
+# response that cannot be continued afterwards is the proxy's fault.
+redis_cmd=("$REDIS" --port "$redis_port" --bind 127.0.0.1 --dir "$work/redis" --save "" --appendonly yes
+  --appendfsync always --daemonize no --protected-mode yes --loglevel warning --logfile "$work/redis.log")
+start "${redis_cmd[@]}"
+redis_pid=$started
+redis_url="redis://127.0.0.1:$redis_port/0?write_retry=3s"
 for _ in $(seq 1 100); do
   (exec 3<>"/dev/tcp/127.0.0.1/$redis_port") 2>/dev/null && break
   sleep 0.05
@@ -135,4 +146,6 @@ done
 say "nginx on 127.0.0.1:$nginx_port, round robin over $r1_addr and $r2_addr"
 
 # --- drive -----------------------------------------------------------------------------
-"$work/client" drive --lb "http://127.0.0.1:$nginx_port" "${replicas[@]}" "${upstreams[@]}" --kill "r2=$r2_pid"
+"$work/client" drive --lb "http://127.0.0.1:$nginx_port" "${replicas[@]}" "${upstreams[@]}" --kill "r2=$r2_pid" \
+  --redis-pid "$redis_pid" --redis-addr "127.0.0.1:$redis_port" --redis-pidfile "$work/redis.pid" --redis-down 1s,4s --write-retry 3s \
+  -- "${redis_cmd[@]}"

@@ -435,6 +435,7 @@ type Server struct {
 	store        Store        // nil with Config.NoStore (store_resolve.go)
 	storeMetrics storeMetrics // its use, for /metrics
 	guards       guardMetrics // what the proxy refused a peer, for /metrics (guard_metrics.go)
+	storeState   storeState   // its outages and the responses it did not keep (store_health.go)
 
 	checked upstreamBase   // Config.Check and the upstream's base URL, once (transport.go)
 	single  *target        // the upstream of Config.Upstream (nil with Config.Routes)

@@ -52,7 +52,13 @@ type StoredResponse struct {
 // shared by several proxies (an external one) lets a conversation move
 // between replicas. Implementations must be safe for concurrent use.
 type Store interface {
-	// Put keeps r under scope (replacing a response of the same id).
+	// Put keeps r under scope (replacing a response of the same id). It
+	// runs before the response's terminal event, so it may retry a failed
+	// write for a while (until ctx ends). An error wrapping ErrNotStored
+	// means it will not keep r (the response completes with "store":
+	// false); any other error means it could not (the response ends with
+	// response.failed, store_unavailable, and the store counts as down —
+	// store_health.go).
 	Put(ctx context.Context, scope string, r *StoredResponse) error
 	// Get returns the response with id kept under scope, or an error
 	// wrapping ErrNotStored.

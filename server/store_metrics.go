@@ -14,17 +14,31 @@ import (
 // storeMetrics counts the proxy's use of its response store, for /metrics.
 // The zero value is ready.
 type storeMetrics struct {
-	mu      sync.Mutex
-	lookups map[[2]string]uint64 // (kind, result)
-	puts    map[string]uint64    // "ok" | "error"
+	mu       sync.Mutex
+	lookups  map[[2]string]uint64 // (kind, result)
+	puts     map[string]uint64    // "ok" | "error" | "refused" | "cancelled" (putResult)
+	notKept  map[string]uint64    // responses expected kept that were not, by unstored* reason
+	refusals uint64               // requests answered 503 up front: the store was down
 }
+
+const resultOK = "ok"
 
 func (m *storeMetrics) lookup(kind, result string) {
 	bump(&m.mu, &m.lookups, [2]string{kind, result})
 }
 
-func (m *storeMetrics) put(ok bool) {
-	bump(&m.mu, &m.puts, okOr(ok, "error"))
+func (m *storeMetrics) put(result string) {
+	bump(&m.mu, &m.puts, result)
+}
+
+func (m *storeMetrics) unstored(reason string) {
+	bump(&m.mu, &m.notKept, reason)
+}
+
+func (m *storeMetrics) refused() {
+	m.mu.Lock()
+	m.refusals++
+	m.mu.Unlock()
 }
 
 // bump adds one to (*counts)[k] under mu, making the map on first use.
@@ -63,9 +77,9 @@ func sortedKeys[K interface{ ~[2]string | ~[3]string }](m map[K]uint64) []K {
 // writePrometheus writes the store's families: lookups by kind and result,
 // puts by result and, for a MemoryStore, what it holds and what it
 // dropped.
-func (m *storeMetrics) writePrometheus(w io.Writer, store Store) error {
+func (m *storeMetrics) writePrometheus(w io.Writer, store Store, healthy bool) error {
 	m.mu.Lock()
-	lookups, puts := maps.Clone(m.lookups), maps.Clone(m.puts)
+	lookups, puts, unstored, refusals := maps.Clone(m.lookups), maps.Clone(m.puts), maps.Clone(m.notKept), m.refusals
 	m.mu.Unlock()
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# HELP harnessflow_store_lookups_total Response store lookups (previous_response_id, item_reference), by result.\n# TYPE harnessflow_store_lookups_total counter\n")
@@ -75,6 +89,22 @@ func (m *storeMetrics) writePrometheus(w io.Writer, store Store) error {
 	fmt.Fprintf(bw, "# HELP harnessflow_store_puts_total Responses handed to the response store, by result.\n# TYPE harnessflow_store_puts_total counter\n")
 	for _, k := range slices.Sorted(maps.Keys(puts)) {
 		fmt.Fprintf(bw, "harnessflow_store_puts_total{result=%q} %d\n", k, puts[k])
+	}
+	if store != nil {
+		fmt.Fprintf(bw, "# HELP harnessflow_store_unstored_total Responses whose request expected them kept that were not, by reason "+
+			"(store_unavailable: the client got response.failed or HTTP 503; refused: over the store's limit, completed with store false; "+
+			"cancelled: the request ended first).\n# TYPE harnessflow_store_unstored_total counter\n")
+		for _, reason := range []string{unstoredUnavailable, unstoredRefused, unstoredCancelled} {
+			fmt.Fprintf(bw, "harnessflow_store_unstored_total{reason=%q} %d\n", reason, unstored[reason])
+		}
+		fmt.Fprintf(bw, "# HELP harnessflow_store_refused_total Requests answered HTTP 503 store_unavailable before they started, the store being down.\n"+
+			"# TYPE harnessflow_store_refused_total counter\nharnessflow_store_refused_total %d\n", refusals)
+		up := 0
+		if healthy {
+			up = 1
+		}
+		fmt.Fprintf(bw, "# HELP harnessflow_store_up Whether the response store is not known to be down (0 after a failed call, until a call reaches it).\n"+
+			"# TYPE harnessflow_store_up gauge\nharnessflow_store_up %d\n", up)
 	}
 	if ms, ok := store.(*MemoryStore); ok {
 		st := ms.Stats()
@@ -92,7 +122,7 @@ func (m *storeMetrics) writePrometheus(w io.Writer, store Store) error {
 // serveMetrics serves /metrics: the stream counters, then the store's.
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	s.metrics.ServeHTTP(w, r)
-	_ = s.storeMetrics.writePrometheus(w, s.store) // a failed write means the client went away
+	_ = s.storeMetrics.writePrometheus(w, s.store, s.storeState.healthy()) // a failed write means the client went away
 	if s.cfg.Routes != nil {
 		_ = s.routing.writePrometheus(w) // the same
 	}

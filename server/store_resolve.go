@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -103,8 +104,9 @@ func (s *Server) converse(r *http.Request, x *exchange, req *protocol.ResponsesR
 				outcome: outcomeBadRequest, cause: errors.New("previous_response_id with the store disabled")}
 		}
 		got, err := s.store.Get(r.Context(), conv.scope, prev)
+		s.storeStatus(r.Context(), err)
 		if err != nil {
-			return nil, s.lookupError(r, lookupPrevious, fmt.Sprintf("previous_response_id %q", prev), "previous_response_not_found", "previous_response_id", err)
+			return nil, s.lookupError(r, lookupPrevious, prev, fmt.Sprintf("previous_response_id %q", prev), "previous_response_not_found", "previous_response_id", err)
 		}
 		s.storeMetrics.lookup(lookupPrevious, resultHit)
 		input = make(protocol.Items, 0, len(got.Input)+len(got.Output)+len(req.Input))
@@ -136,13 +138,14 @@ func (s *Server) converse(r *http.Request, x *exchange, req *protocol.ResponsesR
 				outcome: outcomeBadRequest, cause: errors.New(what + " with the store disabled")}
 		}
 		ref, err := s.store.GetItem(r.Context(), conv.scope, id)
+		s.storeStatus(r.Context(), err)
 		if errors.Is(err, ErrNotStored) && passUpstream {
 			s.storeMetrics.lookup(lookupReference, resultPassed)
 			input = append(input, it)
 			continue
 		}
 		if err != nil {
-			return nil, s.lookupError(r, lookupReference, what, "item_reference_not_found", "input", err)
+			return nil, s.lookupError(r, lookupReference, id, what, "item_reference_not_found", "input", err)
 		}
 		s.storeMetrics.lookup(lookupReference, resultHit)
 		input = append(input, ref)
@@ -153,24 +156,62 @@ func (s *Server) converse(r *http.Request, x *exchange, req *protocol.ResponsesR
 	next.Input = input
 	conv.input = input
 	conv.keep = s.store != nil && req.Stores()
+	if conv.keep {
+		if err := s.storeWritable(r.Context()); err != nil {
+			s.storeMetrics.refused()
+			return nil, &answerError{status: http.StatusServiceUnavailable, typ: "server_error", code: codeJSON("store_unavailable"),
+				msg: "this response would be kept for previous_response_id (the request did not set \"store\": false), but " + err.Error() +
+					"; harnessflow does not start a response it could not keep. Try again shortly, or send \"store\": false " +
+					"with the whole conversation in \"input\" to be served without the store",
+				retryAfter: retryAfterText(storeRetryAfter), outcome: outcomeStoreError, cause: err}
+		}
+	}
 	return &next, nil
 }
 
-// lookupError answers a reference the store could not resolve: HTTP 400
-// naming it and how long responses are kept, or HTTP 503 when the store
-// itself failed.
-func (s *Server) lookupError(r *http.Request, kind, what, code, param string, err error) *answerError {
+// retryAfterText is a Retry-After header value: whole seconds, at least 1.
+func retryAfterText(d time.Duration) string {
+	return strconv.FormatInt(max(1, int64((d+time.Second-1)/time.Second)), 10)
+}
+
+// lookupError answers a reference the store could not resolve: HTTP 503
+// (retryable) when the store itself failed, else HTTP 400 — saying why the
+// response is not there when this proxy knows it (it could not be kept),
+// else naming what the id may be (unknown, expired, never kept) and how
+// long responses are kept.
+func (s *Server) lookupError(r *http.Request, kind, id, what, code, param string, err error) *answerError {
 	if !errors.Is(err, ErrNotStored) {
 		s.storeMetrics.lookup(kind, resultError)
 		s.log.LogAttrs(r.Context(), slog.LevelWarn, "harnessflow: response store lookup failed",
 			slog.String("path", r.URL.Path), slog.String("kind", kind), slog.String("error", err.Error()))
 		return &answerError{status: http.StatusServiceUnavailable, typ: "server_error", code: codeJSON("store_unavailable"),
-			msg: what + ": the response store failed: " + err.Error(), param: paramJSON(param), outcome: outcomeStoreError, cause: err}
+			msg: what + ": the response store failed: " + err.Error() + "; try again shortly", param: paramJSON(param),
+			retryAfter: retryAfterText(storeRetryAfter), outcome: outcomeStoreError, cause: err}
 	}
 	s.storeMetrics.lookup(kind, resultMiss)
-	return &answerError{status: http.StatusBadRequest, typ: "invalid_request_error", code: codeJSON(code),
-		msg: what + " not found (" + s.keptFor() + `); send the whole conversation in "input" instead`, param: paramJSON(param),
+	e := &answerError{status: http.StatusBadRequest, typ: "invalid_request_error", code: codeJSON(code), param: paramJSON(param),
 		outcome: outcomeBadRequest, cause: err}
+	if u, ok := s.storeState.lookupUnstored(CredentialScope(r.Header), id); ok {
+		e.msg = what + " was never stored: " + u.explain() + `; send the turn again from the response before it, or the whole conversation in "input"`
+		return e
+	}
+	e.msg = what + " not found: the response store holds no response or item of that id for this API key — the id is unknown, " +
+		"or it has expired or been dropped (" + s.keptFor() + `), or its request set "store": false (such responses are never kept); ` +
+		`send the whole conversation in "input" instead`
+	return e
+}
+
+// explain says why a response was not kept, for a later reference to it.
+func (u unstoredID) explain() string {
+	at := u.at.UTC().Format("15:04:05 UTC")
+	switch u.reason {
+	case unstoredRefused:
+		return fmt.Sprintf("the response store refused response %s at %s (%s)", u.response, at, u.err)
+	case unstoredCancelled:
+		return fmt.Sprintf("response %s was not kept: its request ended at %s before the store had taken it", u.response, at)
+	}
+	return fmt.Sprintf("the response store was unavailable when response %s finished at %s (%s); that response ended with "+
+		"response.failed (code store_unavailable) instead of completing", u.response, at, u.err)
 }
 
 // keptFor says how long and for whom responses are kept, for a not-found
@@ -197,7 +238,7 @@ func (s *Server) keptFor() string {
 	} else {
 		b.WriteString(" as long as the configured response store keeps them,")
 	}
-	b.WriteString(` only for the API key that made them, and only when their request did not set "store": false`)
+	b.WriteString(" only for the API key that made them")
 	return b.String()
 }
 
@@ -234,23 +275,58 @@ func previousResponseID(req *protocol.ResponsesRequest) (string, error) {
 
 // keepResponse keeps a response that is about to complete (the writer's
 // Keep, called before the terminal event) and reports whether it was kept.
-// A store failure is logged and counted; the response goes on, marked
-// "store": false.
-func (s *Server) keepResponse(ctx context.Context, x *exchange, output []protocol.ResponseItem) bool {
+// A response the store failed to keep (the store's Put retries as it
+// sees fit) ends with fail: response.failed, code store_unavailable,
+// retryable — a client expecting it kept is never told it completed.
+// A response the store refuses (ErrNotStored: over its byte limit)
+// completes, marked "store": false. Either is logged, counted and
+// remembered for a later reference to it (lookupError).
+func (s *Server) keepResponse(ctx context.Context, x *exchange, output []protocol.ResponseItem) (kept bool, fail *protocol.StreamError) {
 	c := x.conv
 	if c == nil || !c.keep || s.store == nil {
-		return false
+		return false, nil
 	}
-	err := s.store.Put(ctx, c.scope, &StoredResponse{ID: x.responseID, Model: c.request.Model, CreatedAt: time.Now(),
+	began := time.Now()
+	err := s.store.Put(ctx, c.scope, &StoredResponse{ID: x.responseID, Model: c.request.Model, CreatedAt: began,
 		Input: c.input, Output: output})
-	if err != nil {
-		s.storeMetrics.put(false)
-		s.log.LogAttrs(ctx, slog.LevelWarn, "harnessflow: the response was not kept in the response store",
-			slog.String("response_id", x.responseID), slog.String("error", err.Error()))
-		return false
+	s.storeStatus(ctx, err)
+	if err == nil {
+		s.storeMetrics.put(resultOK)
+		return true, nil
 	}
-	s.storeMetrics.put(true)
-	return true
+	reason := unstoredUnavailable
+	switch {
+	case errors.Is(err, ErrNotStored):
+		reason = unstoredRefused
+	case ctx.Err() != nil:
+		reason = unstoredCancelled
+	}
+	s.storeMetrics.put(putResult(reason))
+	s.storeMetrics.unstored(reason)
+	ids := make([]string, 0, len(output))
+	for _, it := range output {
+		ids = append(ids, protocol.ItemID(it))
+	}
+	s.storeState.remember(c.scope, x.responseID, ids, unstoredID{at: began, reason: reason, err: err.Error()})
+	s.log.LogAttrs(ctx, slog.LevelWarn, "harnessflow: the response was not kept in the response store",
+		slog.String("response_id", x.responseID), slog.String("reason", reason),
+		slog.Duration("tried", time.Since(began).Round(time.Millisecond)), slog.String("error", err.Error()))
+	if reason == unstoredRefused {
+		return false, nil
+	}
+	return false, &protocol.StreamError{Kind: protocol.ErrKindUpstream, Type: "server_error", Code: "store_unavailable",
+		Message: "harnessflow could not keep this response in its response store (" + err.Error() + "); a response that is " +
+			"not kept cannot be continued with previous_response_id, so this one is reported as failed rather than completed.",
+		Retryable: true, HTTPStatus: http.StatusServiceUnavailable, RetryAfterMS: storeRetryAfter.Milliseconds()}
+}
+
+// putResult is the harnessflow_store_puts_total result of a Put that did
+// not keep its response for reason.
+func putResult(reason string) string {
+	if reason == unstoredUnavailable {
+		return resultError
+	}
+	return reason
 }
 
 func paramJSON(p string) json.RawMessage { return json.RawMessage(protocol.AppendString(nil, p)) }

@@ -214,14 +214,18 @@ func (failingStore) GetItem(context.Context, string, string) (protocol.ResponseI
 }
 
 // A store that fails: a lookup is HTTP 503; a response that cannot be kept
-// still completes, marked "store": false.
+// fails (store_unavailable); a response that need not be kept completes.
+// (TestStoreOutageStream follows an outage through.)
 func TestStoreFailure(t *testing.T) {
 	p := newProxy(t, newUpstream(t, scripted.New(nil)), server.Config{Store: failingStore{}})
-	obj := streamed(t, p, `{"model":"m","input":"hi","stream":true}`, nil)
-	if obj["store"] != false {
+	resp := p.post(t, "/v1/responses", `{"model":"m","input":"hi","stream":true}`, nil)
+	if last := terminal(t, readSSE(t, resp.Body)); last.Name != "response.failed" || !strings.Contains(last.Raw, `"code":"store_unavailable"`) {
+		t.Errorf("a response the store could not keep: %s", last.Raw)
+	}
+	if obj := streamed(t, p, `{"model":"m","input":"hi","stream":true,"store":false}`, nil); obj["store"] != false {
 		t.Errorf("store %v", obj["store"])
 	}
-	resp := p.post(t, "/v1/responses", `{"model":"m","input":"x","previous_response_id":"resp_1"}`, nil)
+	resp = p.post(t, "/v1/responses", `{"model":"m","input":"x","previous_response_id":"resp_1"}`, nil)
 	if msg, _ := errorBody(t, resp); resp.StatusCode != 503 || !strings.Contains(msg, "backend down") {
 		t.Errorf("%d %q", resp.StatusCode, msg)
 	}

@@ -25,7 +25,7 @@ func (s *Server) startClient(w http.ResponseWriter, x *exchange, model string) *
 	if c := x.conv; c != nil {
 		opts.Request, opts.Store = c.request, c.keep
 		if c.keep {
-			opts.Keep = func(out []protocol.ResponseItem) bool { return s.keepResponse(c.ctx, x, out) }
+			opts.Keep = func(out []protocol.ResponseItem) (bool, *protocol.StreamError) { return s.keepResponse(c.ctx, x, out) }
 		}
 		if c.unary {
 			return responses.NewWriter(nil, opts)
@@ -91,7 +91,7 @@ func failureStatus(f *protocol.StreamError) int {
 		return http.StatusTooManyRequests
 	case "context_length_exceeded", "invalid_prompt", "invalid_request_error", "invalid_request":
 		return http.StatusBadRequest
-	case "server_is_overloaded", "slow_down", "overloaded_error", "cancelled", "server_shutdown":
+	case "server_is_overloaded", "slow_down", "overloaded_error", "cancelled", "server_shutdown", "store_unavailable":
 		return http.StatusServiceUnavailable
 	case "upstream_idle_timeout", "upstream_timeout", "timeout":
 		return http.StatusGatewayTimeout

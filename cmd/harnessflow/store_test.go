@@ -51,8 +51,9 @@ func TestServeStoreFlagErrors(t *testing.T) {
 }
 
 // --store none refuses previous_response_id; a Redis store that does not
-// answer makes serve warn at startup, answer the requests that need it with
-// HTTP 503 and serve the others.
+// answer makes serve warn at startup, answer the requests that need it (a
+// lookup, or an answer to keep) with HTTP 503 and serve the others (store
+// false).
 func TestServeStoreFlag(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
@@ -74,7 +75,7 @@ func TestServeStoreFlag(t *testing.T) {
 	}
 	addr := closed.Addr().String()
 	closed.Close() // nothing listens there now
-	r = start(t, runServe, "--listen", "127.0.0.1:0", "--store", "redis://:hunter2-secret@"+addr+"/3?ttl=10m&max_responses=50")
+	r = start(t, runServe, "--listen", "127.0.0.1:0", "--store", "redis://:hunter2-secret@"+addr+"/3?ttl=10m&max_responses=50&write_retry=300ms")
 	base = r.address(t)
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(r.stderr.String(), "does not answer") && time.Now().Before(deadline) {
@@ -82,12 +83,17 @@ func TestServeStoreFlag(t *testing.T) {
 	}
 	logs := r.stderr.String()
 	if !strings.Contains(logs, "response store: Redis redis://:xxxxx@"+addr+"/3") || !strings.Contains(logs, "at most 50 responses") ||
-		!strings.Contains(logs, "ttl 10m0s") || !strings.Contains(logs, "warning: the response store does not answer") {
+		!strings.Contains(logs, "ttl 10m0s") || !strings.Contains(logs, "writes retried for 300ms") ||
+		!strings.Contains(logs, "warning: the response store does not answer") {
 		t.Errorf("startup lines:\n%s", logs)
 	}
-	status, obj := postJSON(t, client, base+"/v1/responses", first)
+	status, obj := postJSON(t, client, base+"/v1/responses", `{"model":"m","input":"hello","store":false}`)
 	if status != 200 || obj["store"] != false || obj["status"] != "completed" {
 		t.Errorf("a request that does not need the store: HTTP %d %v", status, obj)
+	}
+	status, obj = postJSON(t, client, base+"/v1/responses", first)
+	if status != 503 || errorCode(obj) != "store_unavailable" {
+		t.Errorf("a response to keep with Redis down: HTTP %d %v", status, obj)
 	}
 	status, obj = postJSON(t, client, base+"/v1/responses", next)
 	if status != 503 || errorCode(obj) != "store_unavailable" {

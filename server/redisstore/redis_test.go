@@ -24,10 +24,13 @@ func TestMain(m *testing.M) {
 }
 
 // redisServer is a redis-server the test started on a loopback port, with
-// its data in a temporary directory and no persistence.
+// its data in a temporary directory: no persistence, or (persist) an
+// append-only file synced before every reply, so that what Redis
+// acknowledged survives a kill and a restart.
 type redisServer struct {
 	bin, dir string
 	port     int
+	persist  bool
 	cmd      *exec.Cmd
 	done     chan struct{}
 	log      *bytes.Buffer
@@ -38,11 +41,23 @@ type redisServer struct {
 // reason when none can be started.
 func startRedis(t *testing.T) *redisServer {
 	t.Helper()
+	return startRedisWith(t, false)
+}
+
+// startPersistentRedis is startRedis with an append-only file synced on
+// every write: a restart keeps every write Redis acknowledged.
+func startPersistentRedis(t *testing.T) *redisServer {
+	t.Helper()
+	return startRedisWith(t, true)
+}
+
+func startRedisWith(t *testing.T, persist bool) *redisServer {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redisstore: no redis-server on PATH, so the Redis store is not tested against a real server (install it: apt-get install -y redis-server)")
 	}
-	rs := &redisServer{bin: bin, dir: t.TempDir()}
+	rs := &redisServer{bin: bin, dir: t.TempDir(), persist: persist}
 	var last error
 	for attempt := 0; attempt < 5; attempt++ {
 		port, err := freePort()
@@ -73,9 +88,13 @@ func (rs *redisServer) start() error {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.log = &bytes.Buffer{}
-	cmd := exec.Command(rs.bin, "--port", strconv.Itoa(rs.port), "--bind", "127.0.0.1", "--dir", rs.dir,
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning",
-		"--logfile", "")
+	aof := []string{"--appendonly", "no"}
+	if rs.persist {
+		aof = []string{"--appendonly", "yes", "--appendfsync", "always"}
+	}
+	args := append([]string{"--port", strconv.Itoa(rs.port), "--bind", "127.0.0.1", "--dir", rs.dir, "--save", ""}, aof...)
+	cmd := exec.Command(rs.bin, append(args, "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning",
+		"--logfile", "")...)
 	cmd.Stdout, cmd.Stderr = rs.log, rs.log
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start: %w", err)
@@ -124,7 +143,8 @@ func (rs *redisServer) stop() {
 	rs.cmd = nil
 }
 
-// restart starts redis-server again on the same port (empty).
+// restart starts redis-server again on the same port (empty, or with what
+// it had acknowledged when it persists).
 func (rs *redisServer) restart(t *testing.T) {
 	t.Helper()
 	if err := rs.start(); err != nil {

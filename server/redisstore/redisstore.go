@@ -30,11 +30,13 @@
 // (SET … PXAT).
 //
 // When Redis cannot be reached or fails, every call returns an error
-// wrapping [ErrUnavailable] (the proxy answers the requests that need the
-// store with HTTP 503 and serves the others, without keeping their
-// responses). After such a failure the store fails fast for
-// Options.Cooldown before it tries Redis again, so that an outage does not
-// slow every request down by a connection timeout.
+// wrapping [ErrUnavailable]. A Put tries again for Options.WriteRetry (with
+// backoff) before it gives up, so that a response finishing in a short
+// outage is still kept; Get and GetItem fail at once. After a failure the
+// lookups fail fast for Options.Cooldown before they try Redis again, so
+// that an outage does not slow every request down by a connection timeout.
+// What the proxy tells its clients then is in the README ("Running several
+// replicas").
 package redisstore
 
 import (
@@ -64,6 +66,17 @@ const DefaultPrefix = "harnessflow:"
 // (Options.Cooldown).
 const DefaultCooldown = time.Second
 
+// DefaultWriteRetry is how long a Put keeps trying a write Redis did not
+// take (Options.WriteRetry).
+const DefaultWriteRetry = 5 * time.Second
+
+// The backoff between a Put's attempts: doubling from the first to the
+// last.
+const (
+	retryFirstBackoff = 50 * time.Millisecond
+	retryMaxBackoff   = 250 * time.Millisecond
+)
+
 // Connection defaults of Open for what its URL does not set: short, so that
 // an unreachable Redis costs a request little (go-redis's own defaults are
 // 5 s timeouts and 3 retries).
@@ -86,6 +99,11 @@ type Options struct {
 	// Cooldown is how long the store fails fast after Redis failed (0:
 	// DefaultCooldown; negative: never, try Redis every time).
 	Cooldown time.Duration
+	// WriteRetry is how long a Put tries again after Redis failed, with
+	// backoff, before it returns the error (0: DefaultWriteRetry;
+	// negative: one attempt, failing fast in a cooldown). A Put's attempts
+	// ignore the cooldown: it waits anyway.
+	WriteRetry time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -97,6 +115,7 @@ type Store struct {
 	limits   server.StoreLimits
 	prefix   string
 	cooldown time.Duration
+	retry    time.Duration // WriteRetry; negative: none
 	now      func() time.Time
 	where    string // the redacted address, for errors
 
@@ -107,12 +126,16 @@ type Store struct {
 // New returns a store on client with opts. It starts nothing and does not
 // connect; Close does not close client.
 func New(client redis.UniversalClient, opts Options) *Store {
-	s := &Store{client: client, limits: opts.Limits, prefix: opts.Prefix, cooldown: opts.Cooldown, now: opts.Now, where: "redis"}
+	s := &Store{client: client, limits: opts.Limits, prefix: opts.Prefix, cooldown: opts.Cooldown, retry: opts.WriteRetry,
+		now: opts.Now, where: "redis"}
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
 	}
 	if s.cooldown == 0 {
 		s.cooldown = DefaultCooldown
+	}
+	if s.retry == 0 {
+		s.retry = DefaultWriteRetry
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -130,6 +153,7 @@ func New(client redis.UniversalClient, opts Options) *Store {
 //	ttl=DURATION      keep each response this long (Go duration, e.g. 1h; 0: forever)
 //	prefix=P          start every key with P (default "harnessflow:")
 //	cooldown=DURATION fail fast this long after Redis failed (default 1s; 0: never)
+//	write_retry=DURATION  keep trying a write this long (default 5s; 0: once)
 //
 // defaults are the limits of the options the URL does not set. Without
 // dial_timeout, read_timeout, write_timeout and max_retries it uses
@@ -188,6 +212,16 @@ func Open(rawURL string, defaults server.StoreLimits) (*Store, error) {
 			opts.Cooldown = -1
 		}
 	}
+	if v, ok := take("write_retry"); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("redisstore: URL %q: write_retry=%q: want a duration such as 5s (0: one attempt)", where, v)
+		}
+		opts.WriteRetry = d
+		if d == 0 {
+			opts.WriteRetry = -1
+		}
+	}
 	set := func(name string) bool { return q.Has(name) }
 	dial, read, write, retries := set("dial_timeout"), set("read_timeout"), set("write_timeout"), set("max_retries")
 	u.RawQuery = q.Encode()
@@ -237,6 +271,9 @@ func (s *Store) String() string {
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "no limits")
+	}
+	if s.retry > 0 {
+		parts = append(parts, "writes retried for "+s.retry.String())
 	}
 	return fmt.Sprintf("Redis %s, key prefix %q (%s)", s.where, s.prefix, strings.Join(parts, ", "))
 }
@@ -450,14 +487,37 @@ func (s *Store) Put(ctx context.Context, scope string, r *server.StoredResponse)
 	}
 	args := append([]any{recJSON, size, rec.Created.UnixMilli(), expireAt, s.now().UnixMilli(),
 		s.limits.TTL.Milliseconds(), s.limits.MaxResponses, s.limits.MaxBytes, metaJSON}, refs...)
-	if err := s.available("put"); err != nil {
-		return err
+	if s.retry < 0 {
+		if err := s.available("put"); err != nil {
+			return err
+		}
 	}
-	if err := putScript.Run(ctx, s.client, keys, args...).Err(); err != nil {
-		return s.failed(ctx, "put "+r.ID, err)
+	start := time.Now()
+	give := start.Add(s.retry)
+	backoff := retryFirstBackoff
+	for attempt := 1; ; attempt++ {
+		err := putScript.Run(ctx, s.client, keys, args...).Err()
+		if err == nil {
+			s.recovered()
+			return nil
+		}
+		err = s.failed(ctx, "put "+r.ID, err)
+		wait := min(backoff, time.Until(give))
+		if s.retry < 0 || !errors.Is(err, ErrUnavailable) || wait <= 0 {
+			if attempt > 1 {
+				return fmt.Errorf("%w (after %d attempts in %s)", err, attempt, time.Since(start).Round(time.Millisecond))
+			}
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("redisstore: put %s: %w (after %d attempts: %w)", r.ID, ctx.Err(), attempt, err)
+		case <-t.C:
+		}
+		backoff = min(2*backoff, retryMaxBackoff)
 	}
-	s.recovered()
-	return nil
 }
 
 // Get returns the response with id kept under scope.

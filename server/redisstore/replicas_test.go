@@ -309,8 +309,10 @@ func TestProxyFollowupsOnReplicas(t *testing.T) {
 }
 
 // Replicas sharing a Redis store continue each other's conversations;
-// when Redis goes away, a request that needs the store gets HTTP 503
-// (code store_unavailable) and one that does not is served.
+// when Redis goes away, a request that needs the store (a lookup, or an
+// answer to keep) gets HTTP 503 (code store_unavailable) and one that does
+// not ("store": false) is served. TestRedisOutageUnderStreams follows
+// streams through outages.
 func TestReplicasOnRedis(t *testing.T) {
 	rs := startRedis(t)
 	store := open(t, rs, "cooldown=100ms", server.StoreLimits{MaxResponses: 1000, TTL: time.Hour})
@@ -336,12 +338,13 @@ func TestReplicasOnRedis(t *testing.T) {
 		t.Errorf("previous_response_id during the outage: HTTP %d %v", status, obj)
 	}
 	t.Logf("during the outage a client got HTTP %d: %v", status, e["message"])
-	status, obj = rp.post(t, 0, "/v1/responses", map[string]any{"model": "m", "input": []any{userMessage("no store needed")}})
-	if status != http.StatusOK || !strings.Contains(outputText(obj), "no store needed") {
-		t.Errorf("a request without previous_response_id during the outage: HTTP %d %v", status, obj)
+	status, obj = rp.post(t, 1, "/v1/responses", map[string]any{"model": "m", "input": []any{userMessage("would be kept")}})
+	if e, _ := obj["error"].(map[string]any); status != http.StatusServiceUnavailable || e["code"] != "store_unavailable" {
+		t.Errorf("a request to keep during the outage: HTTP %d %v", status, obj)
 	}
-	if obj["store"] != false {
-		t.Errorf("a response the store could not keep says store %v", obj["store"])
+	status, obj = rp.post(t, 0, "/v1/responses", map[string]any{"model": "m", "input": []any{userMessage("no store needed")}, "store": false})
+	if status != http.StatusOK || !strings.Contains(outputText(obj), "no store needed") || obj["store"] != false {
+		t.Errorf("a store:false request during the outage: HTTP %d %v", status, obj)
 	}
 	rs.restart(t)
 	deadline := time.Now().Add(5 * time.Second)

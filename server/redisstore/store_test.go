@@ -425,7 +425,7 @@ func TestConcurrentReplicas(t *testing.T) {
 func TestOutage(t *testing.T) {
 	rs := startRedis(t)
 	ctx := context.Background()
-	s := open(t, rs, "cooldown=300ms", server.StoreLimits{})
+	s := open(t, rs, "cooldown=300ms&write_retry=0", server.StoreLimits{})
 	mustPut(t, s, "k", stored("resp_1", "before"))
 	if err := s.Ping(ctx); err != nil {
 		t.Fatal(err)
@@ -476,6 +476,54 @@ func TestOutage(t *testing.T) {
 	}
 }
 
+// A Put that meets an outage shorter than write_retry keeps trying and
+// keeps its response once Redis is back (restarted with what it had
+// acknowledged); one that meets a longer outage fails with ErrUnavailable
+// after write_retry, saying how often it tried.
+func TestPutRetriesThroughOutage(t *testing.T) {
+	rs := startPersistentRedis(t)
+	ctx := context.Background()
+	s := open(t, rs, "cooldown=100ms&write_retry=3s", server.StoreLimits{})
+	mustPut(t, s, "k", stored("resp_1", "before"))
+	rs.stop()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- s.Put(ctx, "k", stored("resp_2", "during")) }()
+	time.Sleep(500 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("Put returned during the outage: %v", err)
+	default:
+	}
+	rs.restart(t)
+	if err := <-done; err != nil {
+		t.Fatalf("Put across a %v outage: %v", 500*time.Millisecond, err)
+	}
+	t.Logf("Put across the outage returned after %v", time.Since(start))
+	if !has(t, s, "k", "resp_1") || !has(t, s, "k", "resp_2") {
+		t.Error("a response acknowledged before or kept after the outage is missing")
+	}
+
+	short := open(t, rs, "cooldown=100ms&write_retry=400ms", server.StoreLimits{})
+	rs.stop()
+	start = time.Now()
+	err := short.Put(ctx, "k", stored("resp_3", "lost"))
+	took := time.Since(start)
+	if !errors.Is(err, redisstore.ErrUnavailable) || errors.Is(err, server.ErrNotStored) || !strings.Contains(err.Error(), "attempts in") {
+		t.Errorf("Put through a long outage: %v", err)
+	}
+	if took < 300*time.Millisecond {
+		t.Errorf("Put gave up after %v, before write_retry", took)
+	}
+	t.Logf("Put gave up after %v: %v", took, err)
+	// A cancelled request stops the retries.
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	if err := s.Put(cctx, "k", stored("resp_4", "cancelled")); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled Put: %v", err)
+	}
+}
+
 func TestOpenURL(t *testing.T) {
 	defaults := server.StoreLimits{MaxResponses: 10, MaxBytes: 1000, TTL: time.Minute}
 	for _, tc := range []struct {
@@ -488,6 +536,8 @@ func TestOpenURL(t *testing.T) {
 		{url: "redis://:hunter2@127.0.0.1:1?ttl=forever", err: `redisstore: URL "redis://:xxxxx@127.0.0.1:1?ttl=forever": ttl="forever": want a duration such as 1h (0: forever)`},
 		{url: "redis://127.0.0.1:1?max_responses=-1", err: `max_responses="-1": want a count`},
 		{url: "redis://127.0.0.1:1?prefix=", err: "prefix is empty"},
+		{url: "redis://127.0.0.1:1?write_retry=soon", err: `write_retry="soon": want a duration`},
+		{url: "redis://127.0.0.1:1?write_retry=2s&cooldown=0", want: defaults},
 		{url: "redis://:hunter2@127.0.0.1:1?bogus=1", err: "redis: unexpected option: bogus"},
 		{url: "http://127.0.0.1:1", err: "invalid URL scheme"},
 	} {

@@ -243,9 +243,9 @@ func TestWriterKeep(t *testing.T) {
 		var before string
 		opts := fixedOptions
 		opts.Store = true
-		opts.Keep = func(out []protocol.ResponseItem) bool {
+		opts.Keep = func(out []protocol.ResponseItem) (bool, *protocol.StreamError) {
 			seen, before = out, rec.String()
-			return kept
+			return kept, nil
 		}
 		w := responses.NewWriter(&rec, opts)
 		for _, ev := range chatTurn() {
@@ -268,10 +268,54 @@ func TestWriterKeep(t *testing.T) {
 	// Not for a failed response.
 	called := false
 	opts := fixedOptions
-	opts.Keep = func([]protocol.ResponseItem) bool { called = true; return true }
+	opts.Keep = func([]protocol.ResponseItem) (bool, *protocol.StreamError) { called = true; return true, nil }
 	run(t, opts, []protocol.ResponseEvent{protocol.TextDelta("x"), protocol.Failed(&protocol.StreamError{Kind: protocol.ErrKindTruncated})})
 	if called {
 		t.Error("Keep called for a failed response")
+	}
+}
+
+// A Keep that fails ends the response with response.failed carrying its
+// error, after the items were done; the objects say "store": false at the
+// end, and the writer's Failure is that error (a non-streaming client's
+// error body comes from it).
+func TestWriterKeepFails(t *testing.T) {
+	opts := fixedOptions
+	opts.Store = true
+	fail := &protocol.StreamError{Kind: protocol.ErrKindUpstream, Code: "store_unavailable", Message: "the store is down", RetryAfterMS: 2000}
+	opts.Keep = func([]protocol.ResponseItem) (bool, *protocol.StreamError) { return false, fail }
+	w, b := run(t, opts, chatTurn())
+	evs := parseSSE(t, b)
+	last := evs[len(evs)-1]
+	if last.name != "response.failed" {
+		t.Fatalf("terminal %s, want response.failed", last.name)
+	}
+	resp := last.data["response"].(map[string]any)
+	e, _ := resp["error"].(map[string]any)
+	if resp["status"] != "failed" || resp["store"] != false || e["code"] != "store_unavailable" ||
+		!strings.Contains(e["message"].(string), "the store is down") || !strings.Contains(e["message"].(string), "try again in 2000ms") {
+		t.Errorf("failed response %v", resp)
+	}
+	if _, ok := resp["end_turn"]; ok {
+		t.Errorf("a failed response carries end_turn: %v", resp)
+	}
+	done := 0
+	for _, ev := range evs {
+		if ev.name == "response.completed" {
+			t.Error("response.completed written although Keep failed")
+		}
+		if ev.name == "response.output_item.done" {
+			done++
+		}
+	}
+	if done != 3 {
+		t.Errorf("%d items done before the failure, want 3", done)
+	}
+	if f := w.Failure(); f == nil || f.Code != "store_unavailable" || f.RetryAfterMS != 2000 {
+		t.Errorf("Failure() = %+v", f)
+	}
+	if w.Terminal() != responses.EventFailed {
+		t.Errorf("Terminal() = %s", w.Terminal())
 	}
 }
 

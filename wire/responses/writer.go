@@ -38,8 +38,11 @@ type Options struct {
 	// as the client receives them (ids included). It reports whether the
 	// response was kept (the terminal object's "store"). Because it runs
 	// before the terminal event, a client that refers to the response as
-	// soon as it has read it finds it kept.
-	Keep func(output []protocol.ResponseItem) bool
+	// soon as it has read it finds it kept. A non-nil fail ends the
+	// response with response.failed carrying it instead (the items done so
+	// far stay done): for a response the client expects kept that could
+	// not be.
+	Keep func(output []protocol.ResponseItem) (kept bool, fail *protocol.StreamError)
 	// KeepItemIDs keeps the id an item arrives with when it is not empty
 	// and not yet used in this response (for an upstream whose ids are
 	// unique already: the Responses wire). Otherwise every item gets an id
@@ -104,7 +107,7 @@ type Writer struct {
 	idBase    string
 	echo      echo
 	store     bool
-	keep      func([]protocol.ResponseItem) bool
+	keep      func([]protocol.ResponseItem) (bool, *protocol.StreamError)
 	keepIDs   bool
 	maxText   int // Options.MaxText
 	held      int // bytes of the deltas accepted (for maxText)

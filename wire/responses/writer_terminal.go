@@ -22,7 +22,11 @@ func (s *Writer) complete(ev protocol.ResponseEvent) error {
 	}
 	s.usage, s.endTurn = ev.TokenUsage, ev.EndTurn
 	if s.keep != nil {
-		s.store = s.keep(s.Output())
+		var fail *protocol.StreamError
+		if s.store, fail = s.keep(s.Output()); fail != nil {
+			s.endTurn = nil // a failed response has no end_turn
+			return s.failed(fail)
+		}
 	}
 	s.ended, s.terminal, s.status = true, typ, status
 	return s.terminalEvent(typ, status)

@@ -13,9 +13,11 @@
 //
 // "drive" plays conversations against the load balancer — sequential
 // previous_response_id chains (whose turns must land on alternating
-// replicas), then concurrent opencode and native conversations, then long
-// streams while one replica is killed — checks every answer, and prints a
-// summary. It exits 1 when anything was served wrongly.
+// replicas), then concurrent opencode and native conversations, then (with
+// --redis-pid) every conversation at once while Redis is killed and
+// restarted, then long streams while one replica is killed — checks every
+// answer, and prints a summary. It exits 1 when anything was served
+// wrongly.
 package main
 
 import (
@@ -27,15 +29,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -324,6 +329,27 @@ type result struct {
 	output   []any
 	err      error
 	failure  string
+	code     string // the error's code (store_unavailable, …)
+	retry    string // the Retry-After of an HTTP error
+	began    time.Time
+	ended    time.Time
+}
+
+// stored reports whether r completed: a response reported as kept when
+// its conversation is chained.
+func (r *result) stored() bool { return r.terminal == "response.completed" && r.err == nil }
+
+// retryable reports whether r is the answer of a store outage a client
+// acts on: response.failed or HTTP 503, code store_unavailable, with a
+// delay to retry after.
+func (r *result) retryable() bool {
+	if r.code != "store_unavailable" {
+		return false
+	}
+	if r.terminal == "response.failed" {
+		return strings.Contains(r.failure, "try again in")
+	}
+	return r.status == http.StatusServiceUnavailable && r.retry != ""
 }
 
 type driver struct {
@@ -366,8 +392,9 @@ func (d *driver) send(ctx context.Context, c *conv, long bool, started func()) *
 		body["input"] = append(slices.Clone(c.history), msg)
 		body["store"] = false
 	}
-	res := &result{conv: c, turn: turn, long: long}
+	res := &result{conv: c, turn: turn, long: long, began: time.Now()}
 	defer func() {
+		res.ended = time.Now()
 		d.mu.Lock()
 		d.results = append(d.results, res)
 		d.mu.Unlock()
@@ -392,6 +419,15 @@ func (d *driver) send(ctx context.Context, c *conv, long bool, started func()) *
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
 		res.failure = strings.TrimSpace(string(b))
+		res.retry = resp.Header.Get("Retry-After")
+		var e struct {
+			Error struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(b, &e) == nil {
+			res.code = e.Error.Code
+		}
 		return res
 	}
 	sc := bufio.NewScanner(resp.Body)
@@ -425,6 +461,7 @@ func (d *driver) send(ctx context.Context, c *conv, long bool, started func()) *
 			res.terminal, res.id, res.output = ev.Type, ev.Response.ID, ev.Response.Output
 			if ev.Response.Error != nil {
 				res.failure = ev.Response.Error.Code + ": " + ev.Response.Error.Message
+				res.code = ev.Response.Error.Code
 			}
 		}
 	}
@@ -541,8 +578,25 @@ func drive(args []string) (bool, error) {
 	openConvs := fs.Int("opencode", 16, "concurrent opencode conversations")
 	nativeConvs := fs.Int("native", 8, "concurrent native conversations")
 	inflight := fs.Int("inflight", 8, "long streams in flight when the replica is killed")
+	redisPID := fs.Int("redis-pid", 0, "the redis-server to kill for the outage phase (0: no outage phase); the arguments after the flags restart it")
+	redisAddr := fs.String("redis-addr", "", "host:port of that redis-server")
+	redisPIDFile := fs.String("redis-pidfile", "", "where to write the pid of the restarted redis-server")
+	redisDown := fs.String("redis-down", "1s,4s", "how long Redis stays down in each outage (comma-separated durations)")
+	writeRetry := fs.Duration("write-retry", 3*time.Second, "the replicas' write_retry: an outage this much shorter (less 1.5 s to reach Redis again) fails no stream, a longer one must")
 	if err := fs.Parse(args); err != nil {
 		return false, err
+	}
+	restartRedis := fs.Args()
+	var downs []time.Duration
+	for _, v := range strings.Split(*redisDown, ",") {
+		dd, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return false, fmt.Errorf("drive: --redis-down: %w", err)
+		}
+		downs = append(downs, dd)
+	}
+	if *redisPID != 0 && (len(restartRedis) == 0 || *redisAddr == "" || *redisPIDFile == "") {
+		return false, errors.New("drive: --redis-pid wants --redis-addr, --redis-pidfile and the restart command after the flags")
 	}
 	if *lb == "" || len(reps) != 2 || len(kill) != 1 {
 		return false, errors.New("drive: want --lb, two --replica and one --kill")
@@ -620,9 +674,21 @@ func drive(args []string) (bool, error) {
 			fail("%s: /metrics counts %d streams, nginx's header %d", r[0], n, byHeader[r[0]])
 		}
 	}
+	// 3. A Redis outage under streams (README "Running several replicas").
+	var outage *outageReport
+	outFrom, outTo := len(d.results), len(d.results)
+	if *redisPID != 0 {
+		var err error
+		outage, err = d.redisOutage(ctx, all, *redisPID, *redisAddr, *redisPIDFile, downs, *writeRetry, restartRedis)
+		if err != nil {
+			return false, err
+		}
+		problems = append(problems, outage.problems...)
+		outTo = len(d.results)
+	}
 	before := len(d.results)
 
-	// 3. Long streams in flight; kill one replica when all have started.
+	// 4. Long streams in flight; kill one replica when all have started.
 	var victims []*conv
 	for _, c := range append(slices.Clone(seq), conc...) {
 		if c.chain && len(victims) < *inflight {
@@ -661,7 +727,7 @@ func drive(args []string) (bool, error) {
 		seen[describe(r)]++
 	}
 
-	// 4. After the kill: every conversation goes on, on the other replica
+	// 5. After the kill: every conversation goes on, on the other replica
 	// (an interrupted turn is sent again from the last completed response).
 	var after []*result
 	for _, c := range all {
@@ -688,7 +754,8 @@ func drive(args []string) (bool, error) {
 			fail("wrong answer: %s", why)
 		}
 		interrupted := i >= before && r.long
-		if !interrupted && (r.terminal != "response.completed" || r.err != nil) {
+		inOutage := i >= outFrom && i < outTo
+		if !interrupted && !inOutage && (r.terminal != "response.completed" || r.err != nil) {
 			errs++
 		}
 		dist[r.replica]++
@@ -752,6 +819,11 @@ func drive(args []string) (bool, error) {
 	fmt.Printf("per-replica /metrics before the kill: %s\n", strings.Join(metricsLine, ", "))
 	fmt.Printf("upstreams: %s\n", strings.Join(upLines, ", "))
 	fmt.Printf("title requests: %d of %d opencode conversations sent exactly one; native conversations sent none\n", openTitled, nOpen)
+	if outage != nil {
+		for _, line := range outage.lines {
+			fmt.Println(line)
+		}
+	}
 	fmt.Printf("kill: %s (pid %d) got SIGKILL %s after %d long streams had started; what the clients saw:\n", killName, killPID,
 		killedAt.Format("15:04:05.000"), len(victims))
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
@@ -791,7 +863,7 @@ func drive(args []string) (bool, error) {
 	if retriedOK != retried {
 		fail("%d of %d interrupted turns did not complete when sent again", retried-retriedOK, retried)
 	}
-	fmt.Printf("errors: %d (outside the streams the kill cut)\n", errs)
+	fmt.Printf("errors: %d (outside the streams the kill cut and the Redis outage)\n", errs)
 	fmt.Printf("wrong answers: %d; upstream history errors: %d\n", wrongs, histErrs)
 	if len(problems) > 0 {
 		fmt.Printf("FAIL: %d problems\n", len(problems))
@@ -843,4 +915,253 @@ func waitTimeout(wg *sync.WaitGroup, d time.Duration) {
 	case <-ch:
 	case <-time.After(d):
 	}
+}
+
+// outageReport is what the Redis outage phase saw: summary lines and
+// problems.
+type outageReport struct {
+	lines, problems []string
+}
+
+// redisOutage plays every conversation without pause while Redis is
+// killed (SIGKILL: what it acknowledged is on disk, appendfsync always)
+// and restarted after each of downs. Every turn must end stored
+// (completed) or with a retryable store_unavailable failure, which the
+// conversation sends again; a store:false conversation must be served
+// throughout. An outage well within the replicas' write retry must fail no
+// stream (they are held and stored), one longer than it must fail some.
+// Once every conversation has stored two turns after Redis answered the
+// last time, every response reported stored in the phase is continued
+// with previous_response_id through the load balancer.
+func (d *driver) redisOutage(ctx context.Context, convs []*conv, pid int, addr, pidFile string, downs []time.Duration, retry time.Duration,
+	restart []string) (*outageReport, error) {
+	rep := &outageReport{}
+	fail := func(format string, a ...any) { rep.problems = append(rep.problems, fmt.Sprintf(format, a...)) }
+	type storedTurn struct {
+		c    *conv
+		id   string
+		turn int
+	}
+	var (
+		mu      sync.Mutex
+		kept    []storedTurn
+		back    time.Time      // when Redis answered again the last time (zero before)
+		counts  map[string]int // of the current outage
+		byOut   []map[string]int
+		firstOK time.Time // the first turn stored after back
+	)
+	counts = map[string]int{}
+	byOut = append(byOut, counts) // before the first outage
+	after := make([]atomic.Int64, len(convs))
+	pctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for i, c := range convs {
+		wg.Go(func() {
+			for pctx.Err() == nil {
+				r := d.send(pctx, c, false, nil)
+				if pctx.Err() != nil {
+					return
+				}
+				mu.Lock()
+				switch {
+				case r.stored() && !c.chain:
+					counts["completed (store false)"]++
+				case r.stored():
+					counts["stored"]++
+					kept = append(kept, storedTurn{c, r.id, r.turn})
+					if !back.IsZero() && r.began.After(back) {
+						after[i].Add(1)
+						if firstOK.IsZero() || r.ended.Before(firstOK) {
+							firstOK = r.ended
+						}
+					}
+				case !c.chain:
+					fail("%s turn %d (store false) during the Redis outage: HTTP %d %s %v %s", c.id, r.turn, r.status, r.terminal, r.err, r.failure)
+				case r.retryable() && r.terminal == "response.failed":
+					counts["response.failed store_unavailable"]++
+				case r.retryable():
+					counts["HTTP 503 store_unavailable"]++
+				default:
+					fail("%s turn %d during the Redis outage: neither stored nor retryable: HTTP %d %s %v %.200s", c.id, r.turn, r.status, r.terminal, r.err, r.failure)
+				}
+				mu.Unlock()
+				if !r.stored() {
+					if !c.chain {
+						return
+					}
+					time.Sleep(200 * time.Millisecond) // the turn again
+				}
+			}
+		})
+	}
+	abort := func(err error) (*outageReport, error) {
+		stop()
+		wg.Wait()
+		return nil, err
+	}
+	var timeline []string
+	for n, down := range downs {
+		time.Sleep(1500 * time.Millisecond) // served normally, Redis reached again
+		mu.Lock()
+		counts = map[string]int{}
+		byOut = append(byOut, counts)
+		mu.Unlock()
+		killed := time.Now()
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			return abort(fmt.Errorf("drive: kill redis-server (pid %d): %w", pid, err))
+		}
+		time.Sleep(down)
+		cmd := exec.Command(restart[0], restart[1:]...)
+		if err := cmd.Start(); err != nil {
+			return abort(fmt.Errorf("drive: restart redis-server: %w", err))
+		}
+		restarted := time.Now()
+		pid = cmd.Process.Pid
+		if err := os.WriteFile(pidFile, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
+			return abort(fmt.Errorf("drive: %w", err))
+		}
+		_ = cmd.Process.Release() // the script's cleanup ends it, by the pid file
+		if err := waitRedis(addr, 10*time.Second); err != nil {
+			return abort(fmt.Errorf("drive: restarted redis-server: %w", err))
+		}
+		mu.Lock()
+		back, firstOK = time.Now(), time.Time{}
+		for i := range after {
+			after[i].Store(0)
+		}
+		mu.Unlock()
+		timeline = append(timeline, fmt.Sprintf("outage %d: SIGKILL at %s, restarted %.1f s later, answering PING %.2f s after the restart",
+			n+1, killed.Format("15:04:05.000"), restarted.Sub(killed).Seconds(), back.Sub(restarted).Seconds()))
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		all := true
+		for i, c := range convs {
+			all = all && (!c.chain || after[i].Load() >= 2)
+		}
+		if all {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	wg.Wait()
+	for i, c := range convs {
+		if c.chain && after[i].Load() < 2 {
+			fail("%s: %d turns stored after Redis came back (want 2 within 20 s)", c.id, after[i].Load())
+		}
+	}
+	// byOut[n+1] counts what ended from the kill of outage n+1 to the
+	// kill of the next.
+	for n, down := range downs {
+		c := byOut[n+1]
+		switch failed := c["response.failed store_unavailable"]; {
+		case down+1500*time.Millisecond <= retry && failed > 0:
+			fail("outage %d (%v, within the write retry of %v): %d streams failed, want them held and stored", n+1, down, retry, failed)
+		case down > retry && failed+c["HTTP 503 store_unavailable"] == 0:
+			fail("outage %d (%v, over the write retry of %v): no retryable failure", n+1, down, retry)
+		}
+	}
+
+	// Every response reported stored in the phase is continued.
+	work := make(chan storedTurn)
+	var lost atomic.Int64
+	var cw sync.WaitGroup
+	for range 8 {
+		cw.Go(func() {
+			for k := range work {
+				if why := d.continueFrom(ctx, k.c, k.id, k.turn); why != "" && lost.Add(1) <= 10 {
+					mu.Lock()
+					fail("%s turn %d (%s), reported stored during the outage phase: %s", k.c.id, k.turn, k.id, why)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, k := range kept {
+		work <- k
+	}
+	close(work)
+	cw.Wait()
+
+	rep.lines = append(rep.lines, fmt.Sprintf("redis outages (%d conversations without pause, replicas' write retry %v):", len(convs), retry))
+	for n, c := range byOut {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(c)) {
+			parts = append(parts, fmt.Sprintf("%d %s", c[k], k))
+		}
+		what := "  before the first outage: "
+		if n > 0 {
+			what = fmt.Sprintf("  %s; turns ending from then to the next kill: ", timeline[n-1])
+		}
+		rep.lines = append(rep.lines, what+strings.Join(parts, ", "))
+	}
+	rep.lines = append(rep.lines,
+		fmt.Sprintf("  the first turn stored after the last restart ended %.2f s after Redis answered", firstOK.Sub(back).Seconds()),
+		fmt.Sprintf("  responses reported stored in the phase (chained conversations): %d, continued afterwards with previous_response_id: %d",
+			len(kept), len(kept)-int(lost.Load())))
+	return rep, nil
+}
+
+// continueFrom sends the turn after a stored response (non-streaming,
+// store false, through the load balancer) and says why it failed, or "".
+// The conversation itself does not move on.
+func (d *driver) continueFrom(ctx context.Context, c *conv, id string, turn int) string {
+	marker := fmt.Sprintf("[conv %s turn %d]", c.id, turn+1)
+	msg := map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": marker + " Tell me about it."}}}
+	data, _ := json.Marshal(map[string]any{"model": "scale-out-model", "store": false, "previous_response_id": id, "input": []any{msg}})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.lb+c.path(), bytes.NewReader(data))
+	if err != nil {
+		return err.Error()
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Sprintf("HTTP %d %.300s", resp.StatusCode, body)
+	}
+	var obj struct {
+		Output []any `json:"output"`
+	}
+	if err := json.Unmarshal(body, &obj); err != nil {
+		return err.Error()
+	}
+	if text := outputText(obj.Output); !strings.Contains(text, marker) {
+		return fmt.Sprintf("answer %.120q lacks %s", text, marker)
+	}
+	return ""
+}
+
+// waitRedis waits until the Redis server at addr answers PING with PONG
+// (not while it loads its data).
+func waitRedis(addr string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	var last error
+	for time.Now().Before(deadline) {
+		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			_ = conn.SetDeadline(time.Now().Add(time.Second))
+			_, err = conn.Write([]byte("PING\r\n"))
+			if err == nil {
+				var line string
+				line, err = bufio.NewReader(conn).ReadString('\n')
+				if err == nil && strings.HasPrefix(line, "+PONG") {
+					conn.Close()
+					return nil
+				}
+				if err == nil {
+					err = fmt.Errorf("PING answered %q", strings.TrimSpace(line))
+				}
+			}
+			conn.Close()
+		}
+		last = err
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not answer PING within %v: %v", addr, limit, last)
 }
