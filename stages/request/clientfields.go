@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
@@ -183,7 +184,11 @@ func extraString(e protocol.Extra, key string) (string, error) {
 // short is a JSON value for an error message, cut to 40 bytes.
 func short(raw json.RawMessage) string {
 	if len(raw) > 40 {
-		return string(raw[:40]) + "…"
+		n := 40
+		for n > 0 && !utf8.RuneStart(raw[n]) {
+			n--
+		}
+		return string(raw[:n]) + "…"
 	}
 	return string(raw)
 }
