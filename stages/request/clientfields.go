@@ -163,7 +163,7 @@ func extraNumber(e protocol.Extra, key string) (json.RawMessage, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	if _, err := strconv.ParseFloat(string(raw), 64); err != nil || raw[0] == '"' {
+	if c := raw[0]; c != '-' && (c < '0' || c > '9') { // raw is valid JSON: this is a number
 		return nil, fmt.Errorf("%s: want a number, got %s", key, short(raw))
 	}
 	return raw, nil
@@ -327,8 +327,11 @@ func ApplyMessagesClientFields(s *Shaping, f ClientFields, log *slog.Logger) err
 		b.MaxTokens = DefaultMessagesMaxTokens
 	}
 	if f.takes(log, FieldTemperature, v.temperature != nil) {
-		t, _ := strconv.ParseFloat(string(v.temperature), 64) // checked by readClientValues
-		b.Temperature = &t
+		if t, err := strconv.ParseFloat(string(v.temperature), 64); err == nil {
+			b.Temperature = &t
+		} else {
+			clientDrop(log, FieldTemperature, "the value is beyond a float64: "+short(v.temperature))
+		}
 	}
 	if f.takes(log, FieldTopP, v.topP != nil) {
 		set("top_p", v.topP)

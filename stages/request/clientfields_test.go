@@ -145,6 +145,7 @@ func TestReadClientValues(t *testing.T) {
 		{"all", `{"max_output_tokens":7,"temperature":0,"top_p":1e-1,"top_logprobs":0,"user":"u\"1","safety_identifier":"s","metadata":{}}`,
 			`max=7 t=0 p=1e-1 logprobs=0 user=u"1 sid=s meta={}`},
 		{"out of range is kept", `{"max_output_tokens":-3,"temperature":9}`, "max=-3 t=9 p= logprobs=<nil> user= sid= meta="},
+		{"huge number is a number", `{"temperature":1e400,"top_p":-0.5}`, "max=<nil> t=1e400 p=-0.5 logprobs=<nil> user= sid= meta="},
 		{"max float", `{"max_output_tokens":5.0}`, "max_output_tokens: want an integer, got 5.0"},
 		{"max bool", `{"max_output_tokens":true}`, "max_output_tokens: want an integer, got true"},
 		{"temperature string number", `{"temperature":"0.5"}`, `temperature: want a number, got "0.5"`},
