@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/harnessflow/harnessflow/pipeline"
@@ -87,6 +88,37 @@ type ClientFields struct {
 	// Unsupported are client fields (ClientFieldNames) the server refuses:
 	// dropped with a debug log.
 	Unsupported []string
+}
+
+// Servers whose handling of the client fields is known whatever the model
+// (substrings of the lowercased base URL).
+const (
+	serverOpenAI    = "api.openai.com"
+	serverMoonshot  = "api.moonshot.ai"
+	serverMoonshotC = "api.moonshot.cn"
+)
+
+// ForServer returns f with what the server at baseURL is known to take
+// added (docs/request-shaping.md#client-fields): OpenAI's API takes the
+// limit as max_completion_tokens (its reasoning models refuse max_tokens),
+// keys its prompt cache on prompt_cache_key and keeps metadata; Moonshot's
+// keys its prompt cache on prompt_cache_key. A token field the model table
+// set is kept. Without Send, f is returned as it is.
+func (f ClientFields) ForServer(baseURL string) ClientFields {
+	if !f.Send {
+		return f
+	}
+	u := strings.ToLower(baseURL)
+	switch {
+	case strings.Contains(u, serverOpenAI):
+		if f.TokenField == TokenFieldDefault {
+			f.TokenField = TokenFieldMaxCompletionTokens
+		}
+		f.PromptCacheKey, f.Metadata = true, true
+	case strings.Contains(u, serverMoonshot), strings.Contains(u, serverMoonshotC):
+		f.PromptCacheKey = true
+	}
+	return f
 }
 
 // clientValues are the client fields of one request, their JSON types
@@ -272,7 +304,7 @@ func ApplyClientFields(s *Shaping, f ClientFields, log *slog.Logger) error {
 		if f.Metadata {
 			set("metadata", v.metadata)
 		} else {
-			clientDrop(log, FieldMetadata, "the model table does not say the server takes it")
+			clientDrop(log, FieldMetadata, "neither the model table nor the known servers say the server takes it")
 		}
 	}
 	if v.serviceTier != "" && !f.takes(log, FieldServiceTier, true) {
@@ -282,7 +314,7 @@ func ApplyClientFields(s *Shaping, f ClientFields, log *slog.Logger) error {
 		if f.PromptCacheKey {
 			b.PromptCacheKey = v.cacheKey
 		} else {
-			clientDrop(log, FieldPromptCacheKey, "the model table does not say the server uses it")
+			clientDrop(log, FieldPromptCacheKey, "neither the model table nor the known servers say the server uses it")
 		}
 	}
 	return nil
