@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,10 +45,33 @@ type ModelCaps struct {
 	// configuration. The loader only checks it is an identifier; the
 	// stages that use it check the name.
 	ToolFormat string `json:"tool_format,omitempty"`
+	// MaxTokensField is the chat field the client's max_output_tokens goes
+	// in on the native route: "max_tokens" (also when empty) or
+	// "max_completion_tokens" (docs/request-shaping.md#client-fields).
+	MaxTokensField request.TokenField `json:"max_tokens_field,omitempty"`
+	// PromptCacheKey says the model's server keys its prompt cache on the
+	// client's prompt_cache_key, so the native route passes it on.
+	PromptCacheKey bool `json:"prompt_cache_key,omitempty"`
+	// Metadata says the model's chat server takes the client's metadata
+	// object, so the native route passes it on.
+	Metadata bool `json:"metadata,omitempty"`
+	// Unsupported lists client fields (request.ClientFieldNames) the
+	// model's server refuses: the native route leaves them out, with a
+	// debug log.
+	Unsupported []string `json:"unsupported,omitempty"`
 	// Matched says an entry of the table matched the model (Lookup sets
 	// it): a model no entry knows gets the native route's default
 	// reasoning form (docs/reasoning-controls.md#unknown-models).
 	Matched bool `json:"-"`
+}
+
+// ClientFields returns the client-field mapping of the native routes for
+// the model (docs/request-shaping.md#client-fields): sent, in the entry's
+// token field, lowered to its output cap, with its prompt-cache-key,
+// metadata and unsupported-field knowledge.
+func (m ModelCaps) ClientFields() request.ClientFields {
+	return request.ClientFields{Send: true, TokenField: m.MaxTokensField, MaxOutputTokens: m.MaxOutputTokens,
+		PromptCacheKey: m.PromptCacheKey, Metadata: m.Metadata, Unsupported: m.Unsupported}
 }
 
 // Variant returns the variant the entry picks for harness ("" for the
@@ -77,13 +101,19 @@ var builtinModels = []ModelCaps{
 	{Match: "glm-5", Reasoning: request.ReasoningThinkingToggle},
 	{Match: "deepseek-v3.1", Reasoning: request.ReasoningThinkingToggle},
 	{Match: "deepseek-v3.2", Reasoning: request.ReasoningThinkingToggle},
-	{Match: "kimi-k2.5", Reasoning: request.ReasoningThinkingToggle},
+	// Moonshot's API keys its prompt cache on prompt_cache_key (Kimi CLI
+	// sends it).
+	{Match: "kimi-k2.5", Reasoning: request.ReasoningThinkingToggle, PromptCacheKey: true},
 	{Match: "qwen3-coder"}, // no thinking mode: nothing to send
 	{Match: "qwen3", Reasoning: request.ReasoningTemplateEnableThinking},
 	{Match: "gpt-oss", Reasoning: request.ReasoningEffortField, Efforts: []string{"low", "medium", "high"}},
 	// OpenAI's own reasoning models refuse reasoning_effort next to
-	// function tools on /chat/completions: send nothing, as before.
-	{Match: "gpt-5"},
+	// function tools on /chat/completions: send nothing, as before. They
+	// take the limit as max_completion_tokens only, key their prompt cache
+	// on prompt_cache_key, keep metadata, and refuse temperature, top_p and
+	// log probabilities.
+	{Match: "gpt-5", MaxTokensField: request.TokenFieldMaxCompletionTokens, PromptCacheKey: true, Metadata: true,
+		Unsupported: []string{request.FieldTemperature, request.FieldTopP, request.FieldTopLogprobs}},
 }
 
 // BuiltinModels returns the built-in model table.
@@ -93,7 +123,8 @@ func BuiltinModels() *ModelTable {
 
 // LoadModelTable reads a model-capabilities file — a JSON array of
 // {"match","reasoning","efforts","max_output_tokens","variants",
-// "tools_in_prompt","tool_format"} objects — whose entries go before the
+// "tools_in_prompt","tool_format","max_tokens_field","prompt_cache_key",
+// "metadata","unsupported"} objects — whose entries go before the
 // built-in ones.
 func LoadModelTable(path string) (*ModelTable, error) {
 	data, err := os.ReadFile(path)
@@ -116,7 +147,8 @@ func LoadModelTable(path string) (*ModelTable, error) {
 	return &ModelTable{entries: append(entries, builtinModels...)}, nil
 }
 
-const capsFields = `"match","reasoning","efforts","max_output_tokens","variants","tools_in_prompt","tool_format"`
+const capsFields = `"match","reasoning","efforts","max_output_tokens","variants","tools_in_prompt","tool_format",` +
+	`"max_tokens_field","prompt_cache_key","metadata","unsupported"`
 
 // checkCaps validates one entry of a model-caps file.
 func checkCaps(e ModelCaps) error {
@@ -146,7 +178,8 @@ func NewModelTable(entries ...ModelCaps) (*ModelTable, error) {
 
 // Check validates the capabilities of an entry (all but Match): a known
 // reasoning form and efforts, a max_output_tokens not negative, non-empty
-// variant names and a tool_format that is a format name.
+// variant names, a tool_format that is a format name, a known
+// max_tokens_field and unsupported fields that are client fields.
 func (e ModelCaps) Check() error {
 	if !e.Reasoning.Known() {
 		names := make([]string, 0, 8)
@@ -166,6 +199,14 @@ func (e ModelCaps) Check() error {
 	for h, v := range e.Variants {
 		if h == "" || v == "" {
 			return errors.New("variants: empty harness name or variant")
+		}
+	}
+	if !e.MaxTokensField.Known() {
+		return fmt.Errorf("max_tokens_field %q: want %q or %q", e.MaxTokensField, request.TokenFieldMaxTokens, request.TokenFieldMaxCompletionTokens)
+	}
+	for _, f := range e.Unsupported {
+		if !slices.Contains(request.ClientFieldNames(), f) {
+			return fmt.Errorf("unsupported: unknown client field %q (want one of %s)", f, strings.Join(request.ClientFieldNames(), ", "))
 		}
 	}
 	if e.ToolFormat != "" {

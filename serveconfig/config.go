@@ -172,12 +172,18 @@ type Caps struct {
 	Variants        map[string]string
 	ToolsInPrompt   *bool
 	ToolFormat      *string
+	// The client-field knowledge (docs/request-shaping.md#client-fields).
+	MaxTokensField *request.TokenField
+	PromptCacheKey *bool
+	Metadata       *bool
+	Unsupported    []string
 }
 
 // IsZero reports whether the entry sets no capability.
 func (c Caps) IsZero() bool {
 	return c.Reasoning == nil && c.Efforts == nil && c.MaxOutputTokens == nil && c.Variants == nil &&
-		c.ToolsInPrompt == nil && c.ToolFormat == nil
+		c.ToolsInPrompt == nil && c.ToolFormat == nil && c.MaxTokensField == nil && c.PromptCacheKey == nil &&
+		c.Metadata == nil && c.Unsupported == nil
 }
 
 // Over returns base with the fields c sets replaced (variants merged, c's
@@ -207,6 +213,18 @@ func (c Caps) Over(base harness.ModelCaps) harness.ModelCaps {
 	}
 	if c.ToolFormat != nil {
 		base.ToolFormat = *c.ToolFormat
+	}
+	if c.MaxTokensField != nil {
+		base.MaxTokensField = *c.MaxTokensField
+	}
+	if c.PromptCacheKey != nil {
+		base.PromptCacheKey = *c.PromptCacheKey
+	}
+	if c.Metadata != nil {
+		base.Metadata = *c.Metadata
+	}
+	if c.Unsupported != nil {
+		base.Unsupported = c.Unsupported
 	}
 	return base
 }
@@ -706,10 +724,15 @@ func (v *validator) model(i int, f *fileModel, c *Config) *Model {
 
 // caps validates a model entry's capabilities.
 func (v *validator) caps(f *fileModel, at func(string) int, where string) Caps {
-	c := Caps{Efforts: f.Efforts, MaxOutputTokens: f.MaxOutputTokens, Variants: f.Variants, ToolsInPrompt: f.ToolsInPrompt, ToolFormat: f.ToolFormat}
+	c := Caps{Efforts: f.Efforts, MaxOutputTokens: f.MaxOutputTokens, Variants: f.Variants, ToolsInPrompt: f.ToolsInPrompt, ToolFormat: f.ToolFormat,
+		PromptCacheKey: f.PromptCacheKey, Metadata: f.Metadata, Unsupported: f.Unsupported}
 	if f.Reasoning != nil {
 		r := request.ReasoningControl(*f.Reasoning)
 		c.Reasoning = &r
+	}
+	if f.MaxTokensField != nil {
+		tf := request.TokenField(*f.MaxTokensField)
+		c.MaxTokensField = &tf
 	}
 	// Each field alone, so that the error points at its line.
 	for _, p := range []struct {
@@ -721,6 +744,8 @@ func (v *validator) caps(f *fileModel, at func(string) int, where string) Caps {
 		{"max_output_tokens", Caps{MaxOutputTokens: c.MaxOutputTokens}},
 		{"variants", Caps{Variants: c.Variants}},
 		{"tool_format", Caps{ToolFormat: c.ToolFormat}},
+		{"max_tokens_field", Caps{MaxTokensField: c.MaxTokensField}},
+		{"unsupported", Caps{Unsupported: c.Unsupported}},
 	} {
 		if p.caps.IsZero() {
 			continue

@@ -60,6 +60,10 @@ type fileModel struct {
 	Variants        map[string]string `toml:"variants"`
 	ToolsInPrompt   *bool             `toml:"tools_in_prompt"`
 	ToolFormat      *string           `toml:"tool_format"`
+	MaxTokensField  *string           `toml:"max_tokens_field"`
+	PromptCacheKey  *bool             `toml:"prompt_cache_key"`
+	Metadata        *bool             `toml:"metadata"`
+	Unsupported     []string          `toml:"unsupported"`
 }
 
 // duration is a Go duration string in the file ("90s", "2m").

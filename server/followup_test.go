@@ -411,6 +411,9 @@ func TestServeSendsWhatShapePrints(t *testing.T) {
 		codexRequest(devMsg+","+userMsg, true),
 		withInstructions(codexRequest(devMsg+","+userMsg+toolRound("call_1"), true), wantTitle),
 		`{"model":"m","input":"hello","stream":true}`,
+		// The client fields (docs/request-shaping.md#client-fields).
+		`{"model":"gpt-5.5","input":"hello","stream":true,"max_output_tokens":5,"temperature":0.1,"top_p":0.9,"top_logprobs":2,` +
+			`"user":"u-1","metadata":{"k":"v"},"prompt_cache_key":"conv-123"}`,
 	}
 	tested := 0
 	for _, spec := range harness.All() {

@@ -44,7 +44,7 @@ func (l *layerFlags) register(fs *flag.FlagSet) {
 	l.variants = variantFlag{}
 	fs.Var(l.variants, "variant", "harness variant for every model, `HARNESS=VARIANT` (repeatable; e.g. mini-swe-agent=text, terminus-2=xml,plain)")
 	l.terminusExec = fs.String("terminus-exec", "", "deprecated: use --variant terminus-2=plain (or =tmux); kept as an alias of that variant")
-	l.modelCaps = fs.String("model-caps", "", "model capabilities `FILE` (JSON array of {\"match\",\"reasoning\",\"efforts\",\"max_output_tokens\",\"variants\",\"tools_in_prompt\",\"tool_format\"})")
+	l.modelCaps = fs.String("model-caps", "", "model capabilities `FILE` (JSON array of {\"match\",\"reasoning\",\"efforts\",\"max_output_tokens\",\"variants\",\"tools_in_prompt\",\"tool_format\",\"max_tokens_field\",\"prompt_cache_key\",\"metadata\",\"unsupported\"})")
 	def := l.toolFormatDefault
 	if def == "" {
 		def = textcall.Off

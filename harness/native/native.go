@@ -32,6 +32,7 @@ func Spec() harness.Spec {
 			opts := env.RequestOptions()
 			opts.ReasoningControl, opts.Efforts = ReasoningOf(env.Model)
 			opts.IncludeUsage = true
+			opts.ClientFields = env.Model.ClientFields() // docs/request-shaping.md#client-fields
 			return RequestGraph(env.Wire, opts)
 		},
 	}

@@ -7,10 +7,12 @@
 // is "N passed, M failed". The exit code is 1 when a scenario failed.
 //
 // The clients: the official openai Node SDK (streaming, the stream helper,
-// non-streaming, a tool loop continued with previous_response_id) and the
-// Vercel AI SDK's OpenAI Responses provider (streamText, generateText, and
-// multi-step tool calls with its default store, which sends the earlier
-// output back as item_reference items). The AI SDK checks every event and
+// non-streaming, a tool loop continued with previous_response_id, a
+// max_output_tokens and temperature the upstream must receive) and the
+// Vercel AI SDK's OpenAI Responses provider (streamText, generateText, the
+// same with maxOutputTokens and temperature, and multi-step tool calls with
+// its default store, which sends the earlier output back as item_reference
+// items). The AI SDK checks every event and
 // body with zod: a validation error fails the scenario.
 import OpenAI from "openai";
 import { accumulateResponse } from "openai/lib/responses/ResponseAccumulator";
@@ -173,7 +175,62 @@ scenario("openai: streamed tool loop, whole conversation (store:false)", async (
   check(second.output_text.includes("sunny, 21 C in Paris"), `answer ${JSON.stringify(second.output_text)}`);
 });
 
+// The limit and the sampling reach the model: the scripted upstream cuts
+// the answer ("length") only when its chat body has max_tokens 16 and
+// temperature 0.2, and the cut comes back as an incomplete response.
+const limits = { max_output_tokens: 16, temperature: 0.2 };
+function checkLimitsEcho(resp) {
+  check(resp.status === "incomplete", `status ${resp.status}: ${JSON.stringify(resp.output_text ?? resp.output)}`);
+  check(resp.incomplete_details?.reason === "max_output_tokens", `incomplete_details ${JSON.stringify(resp.incomplete_details)}`);
+  check(resp.max_output_tokens === 16 && resp.temperature === 0.2, `echo max_output_tokens ${resp.max_output_tokens} temperature ${resp.temperature}`);
+}
+
+scenario("openai: max_output_tokens + temperature reach the model; a length cut is incomplete", async () => {
+  const resp = await client.responses.create({ model, input: "tell me a long story", ...limits });
+  checkLimitsEcho(resp);
+  check(resp.output_text === "Once upon a time", `output_text ${JSON.stringify(resp.output_text)}`);
+});
+
+scenario("openai: streamed, a length cut ends with response.incomplete", async () => {
+  const stream = await client.responses.create({ model, input: "tell me a long story", stream: true, ...limits });
+  let last;
+  let text = "";
+  for await (const ev of stream) {
+    if (ev.type === "response.output_text.delta") text += ev.delta;
+    last = ev;
+  }
+  check(last.type === "response.incomplete", `last event ${last.type}`);
+  checkLimitsEcho(last.response);
+  check(text === "Once upon a time", `streamed text ${JSON.stringify(text)}`);
+});
+
 // --- the Vercel AI SDK --------------------------------------------------------
+
+scenario("ai-sdk: generateText maxOutputTokens + temperature reach the model; finishReason length", async () => {
+  const result = await generateText({ model: provider.responses(model), prompt: "tell me a long story", maxOutputTokens: 16, temperature: 0.2 });
+  check(result.text === "Once upon a time", `text ${JSON.stringify(result.text)}`);
+  check(result.finishReason === "length", `finish ${result.finishReason}`);
+  check(result.warnings === undefined || result.warnings.length === 0, `warnings ${JSON.stringify(result.warnings)}`);
+});
+
+scenario("ai-sdk: streamText maxOutputTokens + temperature; finishReason length", async () => {
+  const errors = [];
+  const result = streamText({
+    model: provider.responses(model),
+    prompt: "tell me a long story",
+    maxOutputTokens: 16,
+    temperature: 0.2,
+    onError: ({ error }) => errors.push(error),
+  });
+  let text = "";
+  for await (const part of result.fullStream) {
+    if (part.type === "text-delta") text += part.text;
+    if (part.type === "error") errors.push(part.error);
+  }
+  check(errors.length === 0, `errors: ${errors.map(String).join("; ")}`);
+  check(text === "Once upon a time", `text ${JSON.stringify(text)}`);
+  check((await result.finishReason) === "length", `finish ${await result.finishReason}`);
+});
 
 scenario("ai-sdk: streamText", async () => {
   const errors = [];

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -248,6 +249,22 @@ func (m *Match) matches(r *request) bool {
 	if m.UserMatches != "" {
 		re, err := regexp.Compile(m.UserMatches)
 		if err != nil || !re.MatchString(r.lastUser) { // Check rejects a bad pattern; a hand-built script may not have been checked
+			return false
+		}
+	}
+	return len(m.Body) == 0 || bodyHas(r.body, m.Body)
+}
+
+// bodyHas reports whether the JSON object body has each field of want
+// with an equal JSON value (a null wanted: absent or null).
+func bodyHas(body []byte, want map[string]json.RawMessage) bool {
+	var got map[string]any
+	if json.Unmarshal(body, &got) != nil {
+		return false
+	}
+	for k, raw := range want {
+		var w any
+		if json.Unmarshal(raw, &w) != nil || !reflect.DeepEqual(got[k], w) {
 			return false
 		}
 	}

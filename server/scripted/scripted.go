@@ -43,7 +43,9 @@
 //     last user message (use it to script a fixed sequence of calls);
 //   - "has_tool": the request offers a tool of this name;
 //   - "user_matches": the last user message matches this regular
-//     expression.
+//     expression;
+//   - "body": the request body has each of these top-level fields with
+//     this JSON value (null: absent) — to check what a proxy passed on.
 //
 // A turn answers with reasoning and/or text and/or tool calls (finish
 // reason "tool_calls" when it has calls, else "stop", or its own
@@ -158,6 +160,12 @@ type Match struct {
 	// UserMatches: the last user message matches this regular expression
 	// (Go syntax).
 	UserMatches string `json:"user_matches,omitempty"`
+	// Body: the request body has each of these top-level fields with
+	// this value, compared as JSON values ({"max_tokens":5} holds for a
+	// body with "max_tokens":5 whatever else it has); a null value holds
+	// when the field is absent or null. It lets a script check what a
+	// proxy passed on.
+	Body map[string]json.RawMessage `json:"body,omitempty"`
 }
 
 // ToolCall is one scripted tool call.

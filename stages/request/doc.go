@@ -62,4 +62,9 @@
 //   - An input_audio content item whose URL is a base64 data URL becomes the
 //     OpenAI form {"input_audio":{"data","format"}}; any other URL keeps the
 //     reference form {"audio_url"}.
+//   - The client's limit, sampling and identity fields (max_output_tokens,
+//     temperature, top_p, top_logprobs, user, safety_identifier, metadata,
+//     prompt_cache_key), which the reference drops, reach the upstream in
+//     the form Options.ClientFields gives the model's server
+//     ([ApplyClientFields], docs/request-shaping.md#client-fields).
 package request

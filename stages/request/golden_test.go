@@ -31,6 +31,12 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 //	                       provider: NAME              Options.Provider
 //	                       reasoning-control: NAME     Options.ReasoningControl
 //	                       send-effort: true           Options.SendEffort
+//	                       client-fields: send         Options.ClientFields.Send, and with it
+//	                       token-field: NAME           .TokenField
+//	                       model-max-output-tokens: N  .MaxOutputTokens
+//	                       prompt-cache-key: true      .PromptCacheKey
+//	                       metadata: true              .Metadata
+//	                       unsupported: A,B            .Unsupported
 //	-- request.json --   the engine request (Responses JSON)
 //	-- body.json --      the chat body (compared as JSON values)
 //	-- tool_kinds.json --
@@ -69,6 +75,8 @@ func loadGoldens(t testing.TB) []golden {
 				g.opts.ReasoningControl = ReasoningControl(v)
 			case "send-effort":
 				g.opts.SendEffort = v == "true"
+			default:
+				clientDirective(&g.opts.ClientFields, k, v)
 			}
 		}
 		data := file(arc, "request.json")

@@ -23,7 +23,9 @@ var (
 // store, verbosity (from text.verbosity) — and, when opts asks for them,
 // thinking (ThinkingToggle models) and reasoning_effort, or the reasoning
 // fields of the model's other control (SetReasoning; SendEffort does not
-// apply to those).
+// apply to those). The client's limit, sampling and identity fields go
+// through ApplyClientFields with opts.ClientFields and what the server of
+// opts.BaseURL is known to take (ClientFields.ForServer).
 //
 // tool_choice and parallel_tool_calls are left out when the body has no
 // tools: OpenAI rejects them without tools. Run it after request.tools.
@@ -65,6 +67,9 @@ func ApplyOptions(opts Options) pipeline.Stage[*Shaping, *Shaping] {
 		b.Store = req.Store // nil (not sent) when the client sent none
 		if opts.IncludeUsage && req.Stream && len(b.StreamOptions) == 0 {
 			b.StreamOptions = includeUsage
+		}
+		if err := ApplyClientFields(s, opts.ClientFields.ForServer(opts.BaseURL), log); err != nil {
+			return err // the pipeline names the stage
 		}
 
 		effort := ""

@@ -133,6 +133,10 @@ type Options struct {
 	// usage chunk (stream_options.include_usage), unless the body already
 	// says.
 	IncludeUsage bool
+	// ClientFields says which of the client's limit, sampling and identity
+	// fields reach the upstream (docs/request-shaping.md#client-fields);
+	// the zero value sends none (the harness routes).
+	ClientFields ClientFields
 	// Logger receives debug records about dropped tools; nil means
 	// slog.Default().
 	Logger *slog.Logger
