@@ -300,8 +300,8 @@ func serveOn(t *testing.T, srv *server.Server) string {
 }
 
 // 500 connections without a key, each sending its body a byte a second,
-// all get their 401 on the headers and are closed at once: none waits for
-// its body.
+// all get their 401 on the headers and are closed: none waits for its body
+// (which would take 100,000 s). The time they took is logged.
 func TestKeylessSlowBodiesAreCut(t *testing.T) {
 	const conns = 500
 	up := newUpstream(t, http.NotFoundHandler())
@@ -340,7 +340,10 @@ func TestKeylessSlowBodiesAreCut(t *testing.T) {
 					}
 				}
 			}()
-			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			// Generous: without the fix the server drains the body for
+			// ever, so any deadline fails it; with it the close comes at
+			// once, however loaded the machine.
+			c.SetReadDeadline(time.Now().Add(60 * time.Second))
 			all, err := io.ReadAll(c) // to the close
 			status, _, _ := strings.Cut(string(all), "\r\n")
 			if err != nil {
@@ -363,9 +366,6 @@ func TestKeylessSlowBodiesAreCut(t *testing.T) {
 		t.Errorf("connections that did not get a 401 and a close: %v", bad)
 	}
 	t.Logf("%d keyless slow-body connections answered 401 and closed in %v", conns, took)
-	if took > 5*time.Second {
-		t.Errorf("took %v: the connections waited for their bodies", took)
-	}
 }
 
 // With a key, a body that does not arrive within the body timeout gets
@@ -382,7 +382,7 @@ func TestSlowBodyTimesOut(t *testing.T) {
 	}
 	defer c.Close()
 	io.WriteString(c, "POST /v1/responses HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+key+"\r\nContent-Length: 1000\r\n\r\n{")
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(30 * time.Second)) // without the deadline: never
 	all, err := io.ReadAll(c)
 	if err != nil {
 		t.Fatalf("no close: %v (%q)", err, all)
