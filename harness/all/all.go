@@ -7,6 +7,7 @@ package all
 import (
 	_ "github.com/harnessflow/harnessflow/harness/claudecode" // registers "claude-code" and "claude-code-bare"
 	_ "github.com/harnessflow/harnessflow/harness/kimicli"    // registers "kimi-cli"
+	_ "github.com/harnessflow/harnessflow/harness/kimicode"   // registers "kimi-code"
 	_ "github.com/harnessflow/harnessflow/harness/minimal"    // registers "minimal"
 	_ "github.com/harnessflow/harnessflow/harness/miniswe"    // registers "mini-swe-agent"
 	_ "github.com/harnessflow/harnessflow/harness/native"     // registers "native"

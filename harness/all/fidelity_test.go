@@ -335,8 +335,8 @@ func TestWorkspaceNoneReadsNothing(t *testing.T) {
 			}
 		}
 	}
-	if shownLocally < 2 { // kimi-cli and qwen-code list the directory
-		t.Errorf("the listing reached %d bodies under local, want kimi-cli's and qwen-code's", shownLocally)
+	if shownLocally < 3 { // kimi-cli, qwen-code and kimi-code list the directory
+		t.Errorf("the listing reached %d bodies under local, want kimi-cli's, qwen-code's and kimi-code's", shownLocally)
 	}
 }
 
