@@ -188,8 +188,13 @@ func render(o *request.Output, fork bool) bool {
 	out = strings.TrimRight(out, "\n")
 	var body string
 	switch {
-	case fork && failed:
+	case fork && failed && !hasExit:
 		body = kimistyle.ErrorPrefix + out + kimistyle.SystemSuffix
+	case fork && failed: // the fork drops the exit code (SPEC Q3); it is kept here
+		body = kimistyle.ErrorPrefix + "Command failed with exit code: " + strconv.Itoa(code) + "." + kimistyle.SystemSuffix
+		if out != "" {
+			body += "\n" + out
+		}
 	case fork && strings.TrimSpace(out) == "":
 		body = CommandOK
 	case fork:
