@@ -40,6 +40,7 @@ var goldenOwners = map[string]string{
 	"terminus2/testdata":                 harness.NameTerminus2,
 	"zcode/testdata/messages":            harness.NameZCode,
 	"kimicode/testdata":                  harness.NameKimiCode,
+	"deepseektui/testdata":               harness.NameDeepSeekTUI,
 }
 
 // replicaCase is one request of the golden archives.
