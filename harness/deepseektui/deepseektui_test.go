@@ -6,8 +6,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/harnessflow/harnessflow/harness"
-	"github.com/harnessflow/harnessflow/harness/harnesstest"
 	_ "github.com/harnessflow/harnessflow/harness/deepseektui"
+	"github.com/harnessflow/harnessflow/harness/harnesstest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
