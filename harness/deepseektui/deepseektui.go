@@ -36,7 +36,7 @@
 // "(reasoning omitted)" (and "" as content when it has none); every user
 // prompt starts with a <turn_meta> block (turn_meta.tmpl: the date and the
 // working set) — the fork tags only the latest one, so the earlier ones
-// change from turn to turn, against its own cache advice (SPEC Q8); and
+// change from turn to turn, against its own cache advice (docs/request-shaping.md#deepseek-tui); and
 // the output "Plan updated" of an update_plan call is replaced by a count
 // of the plan's steps and the plan as JSON.
 //

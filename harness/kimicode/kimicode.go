@@ -27,7 +27,7 @@
 //     section order; the variant fork: fork_system.tmpl, the fork's
 //     section order with the date inside): the OS and shell, the working
 //     directory and its listing, the client's AGENTS.md text (the fork
-//     leaves it out, a bug we do not keep: SPEC Q6) and the skills —
+//     leaves it out, a bug we do not keep: docs/request-shaping.md#kimi-code) and the skills —
 //     Kimi Code's three built-in ones and the session's.
 //  2. The history, flattened by the kimi family's policy (package
 //     harness/internal/kimistyle) with Kimi Code's options: user text as it
@@ -228,7 +228,7 @@ func firstPrompt(items []protocol.ResponseItem) string {
 
 // Headers are the identifying headers of Kimi Code 2.1.0's requests on the
 // kimi provider type: its user agent, the Moonshot platform and version,
-// and those of the OpenAI SDK it sends with (captured on Linux x64 under
+// and those of the OpenAI SDK and the fetch implementation it sends with (captured on Linux x64 under
 // Node 22.23.5), the OS taken from the client's.
 func Headers(clientOS string) map[string]string {
 	sdkOS := "Linux"
@@ -240,6 +240,8 @@ func Headers(clientOS string) map[string]string {
 	}
 	return map[string]string{
 		"User-Agent":                  "kimi-code-cli/" + Version,
+		"Accept-Language":             "*",
+		"Sec-Fetch-Mode":              "cors",
 		"X-Msh-Platform":              "kimi_code_cli",
 		"X-Msh-Version":               Version,
 		"X-Stainless-Arch":            "x64",

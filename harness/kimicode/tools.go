@@ -190,7 +190,7 @@ func render(o *request.Output, fork bool) bool {
 	switch {
 	case fork && failed && !hasExit:
 		body = kimistyle.ErrorPrefix + out + kimistyle.SystemSuffix
-	case fork && failed: // the fork drops the exit code (SPEC Q3); it is kept here
+	case fork && failed: // the fork drops the exit code; it is kept here (docs/request-shaping.md#kimi-code)
 		body = kimistyle.ErrorPrefix + "Command failed with exit code: " + strconv.Itoa(code) + "." + kimistyle.SystemSuffix
 		if out != "" {
 			body += "\n" + out
