@@ -157,6 +157,45 @@ var Agents = map[string]Agent{
 			return nil
 		},
 	},
+	"kimi-code": {
+		Harness: "kimi-code",
+		Wires:   []string{WireChat},
+		Doc: "Kimi Code (`kimi`, which needs Node >= 22.19 on PATH): a temporary KIMI_CODE_HOME with config.toml " +
+			"(provider \"calibrate\" of type kimi whose base_url is the endpoint's /v1, model MODEL with the " +
+			"capabilities tool_use and thinking, telemetry and the model catalog refresh off), " +
+			"KIMI_DISABLE_TELEMETRY=1, KIMI_CODE_NO_AUTO_UPDATE=1, KIMI_MODEL_* and OPENAI_* unset; arguments `-p TASK`.",
+		Setup: func(r *Run) error {
+			r.quiet()
+			conf := fmt.Sprintf(`default_model = "calibrate/%[1]s"
+telemetry = false
+
+[providers.calibrate]
+type = "kimi"
+base_url = %[2]q
+api_key = %[3]q
+
+[models."calibrate/%[1]s"]
+provider = "calibrate"
+model = %[1]q
+max_context_size = 262144
+capabilities = ["tool_use", "thinking"]
+
+[model_catalog]
+refresh_on_start = false
+`, Model, r.BaseURL+"/v1", APIKey)
+			home := filepath.Join(r.Home, ".kimi-code")
+			if _, err := r.write("home/.kimi-code/config.toml", conf); err != nil {
+				return err
+			}
+			r.setenv("KIMI_CODE_HOME", home, "KIMI_DISABLE_TELEMETRY", "1", "KIMI_CODE_NO_AUTO_UPDATE", "1")
+			r.Unset = append(r.Unset, "KIMI_API_KEY", "KIMI_BASE_URL", "KIMI_MODEL_NAME", "KIMI_MODEL_API_KEY",
+				"KIMI_MODEL_BASE_URL", "KIMI_MODEL_PROVIDER_TYPE", "KIMI_MODEL_MAX_CONTEXT_SIZE", "KIMI_MODEL_CAPABILITIES",
+				"KIMI_MODEL_TEMPERATURE", "KIMI_MODEL_TOP_P", "KIMI_MODEL_THINKING_EFFORT", "KIMI_MODEL_THINKING_KEEP",
+				"KIMI_MODEL_MAX_COMPLETION_TOKENS", "KIMI_CODE_CUSTOM_HEADERS", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+			r.Args = []string{"-p", r.Task}
+			return nil
+		},
+	},
 }
 
 // AgentNames are the harnesses calibrate can run, sorted.

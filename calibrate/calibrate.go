@@ -204,6 +204,21 @@ func assign(harnessName, kind string, ts []Text, c *Capture) map[int]slot {
 				}
 			}
 		}
+	case "kimi-code/main":
+		// Kimi Code 2.1.0: the system prompt (no date in it), then after
+		// the task the date reminder and the auto-permission reminder
+		// (harness/kimicode withReminders).
+		if len(sys) > 0 {
+			out[sys[0]] = slot{template: "system", fields: map[string]string{"cwd": "WorkDir", "shell": "Shell"}}
+		}
+		for _, i := range user {
+			switch {
+			case date != "" && strings.Contains(ts[i].Text, date) && !assigned(out, "date_reminder"):
+				out[i] = slot{template: "date_reminder", dateLayout: time.DateOnly, fields: map[string]string{"date": "Date"}}
+			case !assigned(out, "auto_reminder"):
+				out[i] = slot{template: "auto_reminder"}
+			}
+		}
 	}
 	return out
 }

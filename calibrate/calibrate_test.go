@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,6 +113,34 @@ func fakeAgent(mode string) int {
 			"tools": []any{map[string]any{"type": "function", "function": fakeTool("run_shell_command")}}, "stream": false}
 		resp, err := post(url, body, map[string]string{"User-Agent": "FakeChat/0.0.1"})
 		if err != nil || !strings.Contains(resp, "run_shell_command") {
+			fmt.Println("no tool call:", resp, err)
+			return 5
+		}
+		return 0
+	case "kimi":
+		conf, err := os.ReadFile(filepath.Join(os.Getenv("KIMI_CODE_HOME"), "config.toml"))
+		m := regexp.MustCompile(`base_url = "([^"]+)"`).FindSubmatch(conf)
+		if err != nil || m == nil {
+			fmt.Println("no base_url in config.toml:", err)
+			return 7
+		}
+		model := regexp.MustCompile(`(?m)^model = "([^"]+)"`).FindSubmatch(conf)
+		task := CalibrateTask
+		if os.Getenv("HF_FAKE_TASK") != "" {
+			task = os.Getenv("HF_FAKE_TASK")
+		}
+		body := map[string]any{"model": string(model[1]), "messages": []any{
+			map[string]any{"role": "system", "content": "Synthetic kimi prompt.\nThe cwd is `" + cwd + "`, listed:\n\n```\n└── " + WorkspaceFile + "\n```"},
+			map[string]any{"role": "user", "content": task},
+			map[string]any{"role": "user", "content": "<system-reminder>\nSynthetic date " + date + ".\n</system-reminder>"},
+			map[string]any{"role": "user", "content": "<system-reminder>\nSynthetic auto mode.\n</system-reminder>"}},
+			"tools":  []any{map[string]any{"type": "function", "function": fakeTool("Bash")}},
+			"stream": true, "stream_options": map[string]any{"include_usage": true},
+			"thinking": map[string]any{"type": "enabled", "keep": "all"}, "max_completion_tokens": 262144,
+			"prompt_cache_key": "session_0b8f7c1e-1111-4222-8333-944455556666"}
+		resp, err := post(string(m[1])+"/chat/completions", body, map[string]string{"User-Agent": "kimi-fake/2.1.0",
+			"X-Msh-Device-Id": "0b8f7c1e-1111-4222-8333-944455556666"})
+		if err != nil || !strings.Contains(resp, "Bash") {
 			fmt.Println("no tool call:", resp, err)
 			return 5
 		}
@@ -443,5 +472,46 @@ func TestCompareRoles(t *testing.T) {
 				t.Errorf("diffs %+v, want one %s", r.Diffs, c.want)
 			}
 		})
+	}
+}
+
+// Kimi Code's reminders come as user messages of their own after the task:
+// each becomes its template, the date a field; the check then finds no
+// difference.
+func TestCalibrateKimiCode(t *testing.T) {
+	o, tmp := opts(t, "kimi-code", "kimi")
+	c, err := RunAgent(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertEmpty(t, tmp)
+	out := t.TempDir()
+	if _, err := Write(c, out); err != nil {
+		t.Fatal(err)
+	}
+	pack, err := prompts.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"system":        "Synthetic kimi prompt.\nThe cwd is `{{.WorkDir}}`, listed:\n\n```\n└── " + WorkspaceFile + "\n```",
+		"date_reminder": "<system-reminder>\nSynthetic date {{.Date}}.\n</system-reminder>",
+		"auto_reminder": "<system-reminder>\nSynthetic auto mode.\n</system-reminder>",
+	} {
+		if got, _ := pack.Text("kimi-code", name); got != want {
+			t.Errorf("%s.tmpl = %q, want %q", name, got, want)
+		}
+	}
+	o2, _ := opts(t, "kimi-code", "kimi")
+	o2.Task = CheckTask
+	t.Setenv("HF_FAKE_TASK", CheckTask)
+	rep, err := Check(context.Background(), o2, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rep.Differences(); n != 0 {
+		var b bytes.Buffer
+		rep.WriteText(&b)
+		t.Errorf("%d fields differ:\n%s", n, b.String())
 	}
 }

@@ -16,7 +16,7 @@ type Text struct {
 	// Where is its JSON location, e.g. "system[2]" or "messages[0].content[1]".
 	Where string `json:"where"`
 	// Role is "system" (system prompt, system or developer message) or
-	// "user" (a part of the first user message).
+	// "user" (a part of a user message before the first answer).
 	Role string `json:"role"`
 	// Task is set on the user part that holds the task.
 	Task bool   `json:"task,omitempty"`
@@ -24,9 +24,10 @@ type Text struct {
 }
 
 // Texts lists the fixed texts of a request body of a wire: the system
-// prompt(s), system/developer messages, and the parts of the first user
-// message (where agents put their reminders; the part holding task is
-// marked).
+// prompt(s), system/developer messages, and the parts of the user
+// messages before the first answer (where agents put their reminders:
+// in the first one, or as messages of their own after it; the part holding
+// task is marked).
 func Texts(wire string, body []byte, task string) []Text {
 	var b map[string]json.RawMessage
 	if json.Unmarshal(body, &b) != nil {
@@ -63,7 +64,9 @@ func Texts(wire string, body []byte, task string) []Text {
 		key = "input"
 	}
 	_ = json.Unmarshal(b[key], &list)
-	userSeen := false
+	// The user messages before the first answer: the first one, and the
+	// ones an agent sends right after it (Kimi Code's reminders).
+	answered := false
 	for i, m := range list {
 		var role string
 		_ = json.Unmarshal(m["role"], &role)
@@ -71,9 +74,10 @@ func Texts(wire string, body []byte, task string) []Text {
 		switch {
 		case role == "system" || role == "developer":
 			add(where, "system", m["content"])
-		case role == "user" && !userSeen:
-			userSeen = true
+		case role == "user" && !answered:
 			add(where, "user", m["content"])
+		case role == "assistant" || role == "tool" || m["type"] != nil && role == "":
+			answered = true
 		}
 	}
 	if task != "" {

@@ -138,3 +138,86 @@ func checkOpenCodeBodies(bodies [][]byte) error {
 	}
 	return nil
 }
+
+// checkKimiCodeBodies: Kimi Code 2.1.0's request — its system prompt, the
+// date and auto-permission reminders after the prompt, its own tools (no
+// exec_command), session_ cache key — then, in the follow-up, the Bash
+// call shown again with Kimi Code's result text (wall time, no Codex
+// framing).
+func checkKimiCodeBodies(bodies [][]byte) error {
+	if len(bodies) != 2 {
+		return fmt.Errorf("%d upstream requests, want two turns", len(bodies))
+	}
+	b, err := decodeChat(bodies[0])
+	if err != nil {
+		return err
+	}
+	if len(b.Messages) < 4 || b.Messages[0].Role != "system" || !bytes.Contains(b.Messages[0].Content, []byte("You are Kimi Code CLI")) {
+		return errors.New("the first message is not kimi-code's system prompt")
+	}
+	if !bytes.Contains(b.Messages[2].Content, []byte("Today's date is")) || !bytes.Contains(b.Messages[3].Content, []byte("Auto permission mode")) {
+		return fmt.Errorf("the prompt is not followed by the date and auto-permission reminders: %s / %s", b.Messages[2].Content, b.Messages[3].Content)
+	}
+	names := b.toolNames()
+	if !slices.Contains(names, "Bash") || !slices.Contains(names, "WaitFor") || slices.Contains(names, "exec_command") || !strings.HasPrefix(b.PromptCacheKey, "session_") {
+		return fmt.Errorf("tools %v, prompt_cache_key %q: not Kimi Code's", names, b.PromptCacheKey)
+	}
+	next, err := decodeChat(bodies[1])
+	if err != nil {
+		return err
+	}
+	var call, output bool
+	for _, m := range next.Messages {
+		for _, c := range m.ToolCalls {
+			call = call || c.Function.Name == "Bash"
+		}
+		if m.Role == "tool" {
+			output = bytes.HasPrefix(m.Content, []byte(`"Wall time: `)) && !bytes.Contains(m.Content, []byte("Chunk ID:")) && bytes.Contains(m.Content, []byte("route ok"))
+		}
+	}
+	if !call || !output {
+		return fmt.Errorf("the follow-up does not show the Bash call (%v) and Kimi Code's result text (%v):\n%s", call, output, bodies[1])
+	}
+	return nil
+}
+
+// checkDeepSeekTUIBodies: the fork's deepseek-tui request — its system
+// prompt sections, the 84 tools with exec_shell, <turn_meta> on the
+// prompt, max_tokens 64000 — then the exec_shell call shown again with its
+// output unwrapped and "(reasoning omitted)" on the call.
+func checkDeepSeekTUIBodies(bodies [][]byte) error {
+	if len(bodies) != 2 {
+		return fmt.Errorf("%d upstream requests, want two turns", len(bodies))
+	}
+	b, err := decodeChat(bodies[0])
+	if err != nil {
+		return err
+	}
+	if len(b.Messages) < 2 || b.Messages[0].Role != "system" || !bytes.Contains(b.Messages[0].Content, []byte("## Project Context Pack")) ||
+		!bytes.Contains(b.Messages[0].Content, []byte("deepseek_version: 0.8.44")) {
+		return errors.New("the first message is not deepseek-tui's system prompt")
+	}
+	if !bytes.HasPrefix(b.Messages[1].Content, []byte(`"\u003cturn_meta\u003e`)) && !bytes.HasPrefix(b.Messages[1].Content, []byte(`"<turn_meta>`)) {
+		return fmt.Errorf("the prompt does not start with its turn metadata: %s", b.Messages[1].Content)
+	}
+	if names := b.toolNames(); len(names) != 84 || !slices.Contains(names, "exec_shell") || b.MaxTokens != 64000 {
+		return fmt.Errorf("tools %d (exec_shell %v), max_tokens %d: not deepseek-tui's", len(names), slices.Contains(names, "exec_shell"), b.MaxTokens)
+	}
+	next, err := decodeChat(bodies[1])
+	if err != nil {
+		return err
+	}
+	var call, output bool
+	for _, m := range next.Messages {
+		for _, c := range m.ToolCalls {
+			call = call || c.Function.Name == "exec_shell"
+		}
+		if m.Role == "tool" {
+			output = !bytes.Contains(m.Content, []byte("Chunk ID:")) && bytes.Contains(m.Content, []byte("route ok"))
+		}
+	}
+	if !call || !output {
+		return fmt.Errorf("the follow-up does not show the exec_shell call (%v) and its unwrapped output (%v):\n%s", call, output, bodies[1])
+	}
+	return nil
+}

@@ -277,6 +277,8 @@ var harnessRoutes = []harnessRoute{
 	{name: "swe-agent", script: sweAgentScript, checkBody: checkSWEAgentBody},
 	{name: "mini-swe-agent", script: miniSWEScript, checkBody: checkMiniSWEBody},
 	{name: "terminus-2", script: terminusScript, checkBody: checkTerminusBody, needs: needTmux, after: stopTmux},
+	{name: "kimi-code", script: toolScript, checkBodies: checkKimiCodeBodies},
+	{name: "deepseek-tui", script: toolScript, checkBodies: checkDeepSeekTUIBodies},
 }
 
 // startProxy starts the scripted model playing script and the proxy in

@@ -94,6 +94,11 @@ func applyCalibrated(env *Env, harnessName string, s *request.Shaped) error {
 			s.Headers = map[string]string{}
 		}
 		for k, v := range hs {
+			for have := range s.Headers { // the harness's own spelling of the same header goes
+				if strings.EqualFold(have, k) {
+					delete(s.Headers, have)
+				}
+			}
 			s.Headers[strings.ToLower(k)] = v
 		}
 	} else if !errors.Is(err, prompts.ErrNotFound) {

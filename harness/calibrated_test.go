@@ -88,3 +88,42 @@ func TestCalibratedPackFiles(t *testing.T) {
 		t.Errorf("a tools template that is not an array: %v", err)
 	}
 }
+
+// A calibrated header replaces the harness's own spelling of it: one
+// header, not two of different case (kimi-code sends "User-Agent").
+func TestCalibratedHeaderReplacesHarnessSpelling(t *testing.T) {
+	req, err := protocol.DecodeRequest([]byte(`{"model":"m1","stream":true,"input":[` +
+		`{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}],` +
+		`"tools":[{"type":"function","name":"exec_command","parameters":{"type":"object","properties":{"cmd":{"type":"string"}}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, harness.NameKimiCode, "wire_headers.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(`{"user-agent": "agent/9.9"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pack, err := prompts.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := harness.Plan(context.Background(), harness.Config{Prompts: pack}, harness.NameKimiCode, req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for k, v := range got.Shaped.Headers {
+		if strings.EqualFold(k, "user-agent") {
+			n++
+			if v != "agent/9.9" {
+				t.Errorf("%s: %q", k, v)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d user-agent headers: %v", n, got.Shaped.Headers)
+	}
+}

@@ -173,7 +173,7 @@ func TestPlanEnv(t *testing.T) {
 	if turn, err = harness.Prepare(harness.Config{}, testHarness, req, hdr); err != nil || turn.Env.ConversationKey != "pck" {
 		t.Errorf("prompt_cache_key wins: %+v %v", turn, err)
 	}
-	if _, err := harness.Prepare(harness.Config{}, harness.NameKimiCode, req, nil); err == nil || !strings.Contains(err.Error(), "not available in this build") {
+	if _, err := harness.Prepare(harness.Config{}, harness.NameLittleCoder, req, nil); err == nil || !strings.Contains(err.Error(), "not available in this build") {
 		t.Errorf("unregistered harness: %v", err)
 	}
 }

@@ -132,8 +132,6 @@ func forkRules() []forkRule {
 	return []forkRule{
 		{Name: NameClaudeCode, Profile: ProfileFull, MessagesRouteName: "ClaudeCode"},
 		{Name: NameClaudeCodeBare, Profile: ProfileBare, MessagesRouteName: "ClaudeCode"},
-		{Name: NameDeepSeekTUI, RouteName: "DeepSeekTui", Unbuilt: true},
-		{Name: NameKimiCode, RouteName: "KimiCode", Unbuilt: true},
 		{Name: NameLittleCoder, RouteName: "LittleCoder", Unbuilt: true},
 		{Name: NamePi, RouteName: "Pi", Unbuilt: true},
 	}

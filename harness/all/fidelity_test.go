@@ -335,8 +335,8 @@ func TestWorkspaceNoneReadsNothing(t *testing.T) {
 			}
 		}
 	}
-	if shownLocally < 2 { // kimi-cli and qwen-code list the directory
-		t.Errorf("the listing reached %d bodies under local, want kimi-cli's and qwen-code's", shownLocally)
+	if shownLocally < 3 { // kimi-cli, qwen-code and kimi-code list the directory
+		t.Errorf("the listing reached %d bodies under local, want kimi-cli's, qwen-code's and kimi-code's", shownLocally)
 	}
 }
 
@@ -361,5 +361,24 @@ func TestDefaultWorkspacePolicy(t *testing.T) {
 	}
 	if _, err := harness.ParseWorkspacePolicy("remote"); err == nil {
 		t.Error("ParseWorkspacePolicy(remote): no error")
+	}
+}
+
+// The client's AGENTS.md text goes where each agent puts project
+// instructions (docs/request-shaping.md#project-instructions): for these
+// harnesses the system prompt, on the chat wire, exactly once.
+func TestProjectDocsInSystemPrompt(t *testing.T) {
+	const marker = "PROJECT-RULE-MARKER"
+	for _, name := range []string{harness.NameKimiCLI, harness.NameQwenCode, harness.NameKimiCode, harness.NameDeepSeekTUI} {
+		r := route{name, harness.WireChat}
+		turn, err := plan(clockAt(harnesstest.DefaultNow), r, sharedReq(t, "agents_md"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sys := systemPrompt(t, r.wire, turn.Shaped.Body)
+		if strings.Count(sys, marker) != 1 || bytes.Count(turn.Shaped.Body, []byte(marker)) != 1 {
+			t.Errorf("%s: the AGENTS.md text is %d times in the system prompt, %d times in the body; want once, there",
+				name, strings.Count(sys, marker), bytes.Count(turn.Shaped.Body, []byte(marker)))
+		}
 	}
 }

@@ -39,6 +39,8 @@ var goldenOwners = map[string]string{
 	"sweagent/testdata":                  harness.NameSWEAgent,
 	"terminus2/testdata":                 harness.NameTerminus2,
 	"zcode/testdata/messages":            harness.NameZCode,
+	"kimicode/testdata":                  harness.NameKimiCode,
+	"deepseektui/testdata":               harness.NameDeepSeekTUI,
 }
 
 // replicaCase is one request of the golden archives.

@@ -412,3 +412,35 @@ func GrepCommand(pattern, path, include string) string {
 	b.WriteString(" -e " + Quote(pattern) + " -- " + Quote(path))
 	return b.String()
 }
+
+// ReadTailCommand is ReadCommand for an offset counted from the end: the
+// lines from the fromEnd-th last line on (fromEnd ≥ 1; 1 is the last
+// line), at most limit of them (0 or less: all), numbered by their line
+// numbers in the file. It reads the file twice (once to count its lines).
+func ReadTailCommand(path string, fromEnd, limit int) string {
+	back := max(fromEnd, 1)
+	n := max(limit, 0)
+	return requireFile("read", path) +
+		"t=$(LC_ALL=C awk 'END { print NR }' < " + Quote(path) + "); " +
+		"LC_ALL=C awk -v s=\"$((t - " + strconv.Itoa(back) + " + 1))\" -v n=" + strconv.Itoa(n) +
+		` 'NR < s { next } n > 0 && NR >= s + n { exit } { printf "%6d\t%s\n", NR, $0 }' < ` + Quote(path)
+}
+
+// AppendCommand is WriteCommand appending content to path (created when
+// missing) instead of replacing it; it prints "Appended N bytes to PATH".
+func AppendCommand(path, content string) string {
+	w := WriteCommand(path, content)
+	i := strings.LastIndex(w, " > "+Quote(path)+" && printf")
+	if i < 0 { // cannot happen: WriteCommand always ends so
+		return w
+	}
+	return w[:i] + " >> " + Quote(path) + " && printf '%s\\n' " + Quote(fmt.Sprintf("Appended %d bytes to %s", len(content), path))
+}
+
+// UnavailableCommand returns a command that runs nothing: it prints, on
+// stderr, that the native tool cannot run through the client and why, and
+// exits 2, so the model gets a tool error with a visible exit code instead
+// of a call that silently goes nowhere.
+func UnavailableCommand(tool, why string) string {
+	return "printf '%s\\n' " + Quote("harnessflow: "+tool+" cannot run here: "+why) + " >&2; exit 2"
+}

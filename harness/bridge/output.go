@@ -75,3 +75,25 @@ func headerLine(line string) (code int, isExit, known bool) {
 	}
 	return 0, false, false
 }
+
+// WallTime returns the seconds of the "Wall time: S seconds" line of
+// Codex's exec framing, as written there ("0.0123"); ok is false when the
+// text is not in the framing or has no such line.
+func WallTime(text string) (seconds string, ok bool) {
+	if _, _, _, framed := UnwrapOutput(text); !framed {
+		return "", false
+	}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if line == "Output:" {
+			break
+		}
+		if v, found := strings.CutPrefix(line, "Wall time:"); found {
+			v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "seconds"))
+			if _, err := strconv.ParseFloat(v, 64); err == nil {
+				return v, true
+			}
+		}
+	}
+	return "", false
+}

@@ -187,6 +187,10 @@ type ReadSpec struct {
 	ZeroBased bool
 	// DefaultLimit applies when the call gives no limit (0: all lines).
 	DefaultLimit int
+	// FromEnd says a negative Offset counts from the end (-1: the last
+	// line), as Kimi Code's Read does; without it a negative offset
+	// means the first line.
+	FromEnd bool
 }
 
 // Mapping returns the mapping.
@@ -200,6 +204,9 @@ func (s ReadSpec) Mapping() Mapping {
 		if lim <= 0 {
 			lim = int64(s.DefaultLimit)
 		}
+		if s.FromEnd && off < 0 {
+			return ReadTailCommand(path, clampInt(-off), clampInt(lim))
+		}
 		return ReadCommand(path, clampInt(off), clampInt(lim))
 	})
 }
@@ -211,13 +218,21 @@ type WriteSpec struct {
 	Tool    string
 	Path    string // "path" (required)
 	Content string // "content" (absent means empty)
+	// Mode, when set, is the key of a mode argument whose value Append
+	// appends instead of replacing (Kimi Code's Write: "mode":"append");
+	// any other value replaces.
+	Mode, Append string
 }
 
 // Mapping returns the mapping.
 func (s WriteSpec) Mapping() Mapping {
-	pathKey, contentKey := keyOr(s.Path, "path"), keyOr(s.Content, "content")
+	pathKey, contentKey, modeKey := keyOr(s.Path, "path"), keyOr(s.Content, "content"), get(s.Mode, NoKey)
 	return scriptMapping(s.Tool, func(r *argReader) string {
-		return WriteCommand(r.need(pathKey), r.str(contentKey))
+		path, content := r.need(pathKey), r.str(contentKey)
+		if modeKey != "" && s.Append != "" && r.str(modeKey) == s.Append {
+			return AppendCommand(path, content)
+		}
+		return WriteCommand(path, content)
 	})
 }
 
@@ -268,4 +283,27 @@ func (s GrepSpec) Mapping() Mapping {
 	return scriptMapping(s.Tool, func(r *argReader) string {
 		return GrepCommand(r.need(patKey), r.str(pathKey), r.str(incKey))
 	})
+}
+
+// UnavailableSpec maps a native tool that cannot run through the client
+// (a subagent launcher, a scheduler, a plan-mode switch, …) to
+// UnavailableCommand: the call still reaches the client as a shell call,
+// which fails at once with the reason, so the model is answered with a
+// clear tool error; the bridge comment keeps the native call for the
+// history.
+type UnavailableSpec struct {
+	Tool string
+	// Why says why it cannot run, in a few words ("no subagents through
+	// this client").
+	Why string
+}
+
+// Mapping returns the mapping; any arguments are accepted.
+func (s UnavailableSpec) Mapping() Mapping {
+	return Mapping{Tool: s.Tool, Shell: func(raw json.RawMessage) (ShellCall, error) {
+		if _, err := parseArgs(raw); err != nil {
+			return ShellCall{}, err
+		}
+		return ShellCall{Script: UnavailableCommand(s.Tool, s.Why)}, nil
+	}}
 }

@@ -10,7 +10,11 @@ var chatTable = pkg{name: "chat", types: []typ{
 	{name: "Message", recv: "m", public: true, marshal: true, what: "message", fields: []field{
 		{key: "role", name: "Role", kind: str},
 		{key: "content", name: "Content", kind: content, elem: "content", opt: true},
-		{key: "reasoning_content", name: "ReasoningContent", kind: strOpt},
+		{key: "reasoning_content", name: "ReasoningContent", kind: custom, enc: `	if v.ReasoningContent != "" || v.ReasoningSet {
+		w.Str("reasoning_content", v.ReasoningContent)
+	}`, dec: `	if _, ok := d.Peek("reasoning_content"); ok {
+		v.ReasoningContent, v.ReasoningSet = d.DecodeStr("reasoning_content"), true
+	}`},
 		{key: "tool_calls", name: "ToolCalls", kind: array, elem: "ToolCall", opt: true},
 		{key: "tool_call_id", name: "ToolCallID", kind: strOpt},
 		{key: "name", name: "Name", kind: strOpt},

@@ -30,6 +30,7 @@ const maxBody = 32 << 20
 var shellTools = map[string]bool{
 	"exec_command": true, "shell": true, "shell_command": true, "local_shell": true,
 	"bash": true, "run_shell_command": true, "Bash": true,
+	"exec_shell": true, // deepseek-tui's shell tool
 }
 
 // Handler serves a Script as a Chat Completions endpoint. It is safe for
@@ -427,10 +428,14 @@ func captured(pattern string, r *request) string {
 
 // quoteOutput returns the part of a tool result worth quoting: the section
 // after an "Output:" line when there is one (Codex's exec_command result),
-// trimmed, at most 500 bytes.
+// else the text after a leading "Wall time: … seconds" line (Kimi Code's
+// result header, as the kimi-code harness renders results), trimmed, at
+// most 500 bytes.
 func quoteOutput(s string) string {
 	if i := strings.LastIndex(s, "Output:\n"); i >= 0 {
 		s = s[i+len("Output:\n"):]
+	} else if first, rest, ok := strings.Cut(s, "\n"); ok && strings.HasPrefix(first, "Wall time: ") && strings.HasSuffix(first, " seconds") {
+		s = rest
 	}
 	s = strings.TrimSpace(s)
 	if len(s) > 500 {

@@ -53,7 +53,7 @@
 // message in an OpenAI error body). A tool call names its tool, or leaves
 // "name" empty to call the first shell-like tool of the request
 // (exec_command, shell, shell_command, local_shell, bash, run_shell_command,
-// Bash, in the request's order); a turn whose nameless call finds no such
+// Bash, exec_shell, in the request's order); a turn whose nameless call finds no such
 // tool cannot be played and is skipped. "arguments" gives the arguments as a
 // JSON object; without it, "command" is shaped to the tool's parameter
 // schema: a "cmd" string, a "command" array (["bash","-lc",CMD] split as

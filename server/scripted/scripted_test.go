@@ -272,3 +272,30 @@ func TestRoutes(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+// A nameless call picks the harnesses' own shell tools too: Kimi Code's
+// Bash (after tools that are not shells) and deepseek-tui's exec_shell.
+func TestNamelessCallFindsHarnessShells(t *testing.T) {
+	s := &scripted.Script{Turns: []scripted.Turn{{ToolCalls: []scripted.ToolCall{{Command: "ls"}}}}}
+	for _, shell := range []string{"Bash", "exec_shell"} {
+		tools := []string{tool("Agent", `{"properties":{"prompt":{"type":"string"}},"required":["prompt"]}`),
+			tool(shell, `{"properties":{"command":{"type":"string"},"timeout_ms":{"type":"integer"}},"required":["command"]}`)}
+		w := serve(t, scripted.New(s), http.MethodPost, "/v1/chat/completions", chatRequest(true, tools, user))
+		items := doneItems(events(t, w.Body.Bytes(), nil))
+		c, ok := items[0].(*protocol.FunctionCall)
+		if !ok || c.Name != shell || c.Arguments != `{"command":"ls"}` {
+			t.Errorf("%s: items %v", shell, items)
+		}
+	}
+}
+
+// {{tool_output}} quotes a Kimi Code result without its wall-time header.
+func TestToolOutputWithoutWallTime(t *testing.T) {
+	s := &scripted.Script{Turns: []scripted.Turn{{Text: "said: {{tool_output}}"}}}
+	msgs := `{"role":"user","content":"go"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"Bash","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":"Wall time: 0.012 seconds\nhello"}`
+	w := serve(t, scripted.New(s), http.MethodPost, "/v1/chat/completions", chatRequest(false, nil, msgs))
+	if !strings.Contains(w.Body.String(), `"said: hello"`) {
+		t.Errorf("answer %s", w.Body)
+	}
+}

@@ -84,7 +84,7 @@ func ApplyProviderQuirks(p Provider, b *chat.Request) {
 			delete(b.Extra, k)
 		}
 		for i := range b.Messages {
-			b.Messages[i].ReasoningContent = ""
+			b.Messages[i].ReasoningContent, b.Messages[i].ReasoningSet = "", false
 			delete(b.Messages[i].Extra, "reasoning_content")
 		}
 	}

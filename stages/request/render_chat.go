@@ -42,6 +42,9 @@ type ChatStyle struct {
 	// TrimReasoning, when set, is the set of characters trimmed from the
 	// end of every reasoning_content.
 	TrimReasoning string
+	// AssistantReasoning writes reasoning_content on every assistant
+	// message, "" when it has none (Kimi Code's thinking mode).
+	AssistantReasoning bool
 }
 
 // Placeholder texts of content a chat message cannot carry.
@@ -64,6 +67,7 @@ func RenderChat(dst []chat.Message, msgs []Message, style ChatStyle) ([]chat.Mes
 		if style.TrimReasoning != "" {
 			cm.ReasoningContent = strings.TrimRight(cm.ReasoningContent, style.TrimReasoning)
 		}
+		cm.ReasoningSet = style.AssistantReasoning && m.Role == RoleAssistant
 		if m.Output != nil {
 			c, err := style.output(m.Output)
 			if err != nil {

@@ -72,7 +72,11 @@ type Message struct {
 	Role             string
 	Content          Content
 	ReasoningContent string // provider extension (DeepSeek, Kimi, …)
-	ToolCalls        []ToolCall
+	// ReasoningSet writes reasoning_content even when it is "" (Kimi Code
+	// sends "" on every assistant message of a thinking model); decoding
+	// sets it when the key is present.
+	ReasoningSet bool
+	ToolCalls    []ToolCall
 	ToolCallID       string
 	Name             string
 	Extra            Extra

@@ -33,7 +33,9 @@ func (w *encoder) message(v *Message) {
 		w.Key("content")
 		w.content(&v.Content)
 	}
-	w.StrOpt("reasoning_content", v.ReasoningContent)
+	if v.ReasoningContent != "" || v.ReasoningSet {
+		w.Str("reasoning_content", v.ReasoningContent)
+	}
 	if len(v.ToolCalls) > 0 {
 		w.Array("tool_calls", len(v.ToolCalls), false, func(i int) { w.toolCall(&v.ToolCalls[i]) })
 	}
@@ -51,10 +53,12 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 
 func decodeMessage(d *jsonx.Fields) Message {
 	v := Message{
-		Role:             d.DecodeStr("role"),
-		ReasoningContent: d.DecodeStr("reasoning_content"),
-		ToolCallID:       d.DecodeStr("tool_call_id"),
-		Name:             d.DecodeStr("name"),
+		Role:       d.DecodeStr("role"),
+		ToolCallID: d.DecodeStr("tool_call_id"),
+		Name:       d.DecodeStr("name"),
+	}
+	if _, ok := d.Peek("reasoning_content"); ok {
+		v.ReasoningContent, v.ReasoningSet = d.DecodeStr("reasoning_content"), true
 	}
 	jsonx.TakeInto(d, "content", &v.Content)
 	jsonx.ArrayOf(d, "tool_calls", &v.ToolCalls)
