@@ -17,9 +17,10 @@ import (
 	"github.com/harnessflow/harnessflow/stages/request"
 )
 
-// testHarness is a config name of the routing matrix that no package of
-// this build registers; the tests register a spec under it.
-const testHarness = harness.NamePi
+// testHarness is a name no package of this build registers (every name of
+// the routing matrix now has its package); the tests register a spec under
+// it.
+const testHarness = "test-post-harness"
 
 // shellPost is a post stage that synthesizes a shell call after every
 // assistant message, the way the text-protocol harnesses do.

@@ -15,4 +15,6 @@ import (
 	_ "github.com/harnessflow/harnessflow/harness/sweagent"   // registers "swe-agent"
 	_ "github.com/harnessflow/harnessflow/harness/terminus2"  // registers "terminus-2"
 	_ "github.com/harnessflow/harnessflow/harness/zcode"      // registers "zcode"
+	_ "github.com/harnessflow/harnessflow/harness/pi"         // registers "pi"
+	_ "github.com/harnessflow/harnessflow/harness/littlecoder" // registers "little-coder"
 )
