@@ -39,6 +39,8 @@ var goldenOwners = map[string]string{
 	"sweagent/testdata":                  harness.NameSWEAgent,
 	"terminus2/testdata":                 harness.NameTerminus2,
 	"zcode/testdata/messages":            harness.NameZCode,
+	"pi/testdata":                        harness.NamePi,
+	"littlecoder/testdata":               harness.NameLittleCoder,
 }
 
 // replicaCase is one request of the golden archives.
