@@ -50,6 +50,11 @@
 // Arguments are compacted in the model's key order. The variant fork
 // flattens as the fork does (History.Fork).
 //
+// # Headers
+//
+// Those of the OpenAI JS SDK pi sends with (Headers); the variant fork
+// adds none.
+//
 // # Tools and bridge
 //
 // read, bash, edit and write with pi's schemas (tools.go) and our
@@ -156,10 +161,43 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 		ToolsNode(tools, "pi's four tools, bridged onto the client's shell (the client's tools are not shown)"),
 		pipeline.StageNode(request.NodeHistory, request.Update(h.Flatten),
 			pipeline.Describe("history → transcript as pi replays a session, client shell calls shown as pi calls")),
-		request.ChatBodyNode(request.ChatBody{Stream: true, Edit: body.Apply}, body.describe()),
+		request.ChatBodyNode(request.ChatBody{Stream: true, Edit: func(s *request.Shaping) error {
+			if !forked {
+				s.Headers = Headers(env.Workspace.OS)
+			}
+			return body.Apply(s)
+		}}, body.describe()+"; pi's SDK headers"),
 		request.ProviderNode(opts),
 		request.ChatEncodeNode(request.ChatStyle{}),
 	)
+}
+
+// SDKVersion is the OpenAI JS SDK pi 0.73.1 sends with.
+const SDKVersion = "6.26.0"
+
+// Headers are the identifying headers of pi 0.73.1's chat requests: those
+// of the OpenAI JS SDK it sends with, as captured on Linux x64 under Node
+// 20 (pi adds none of its own), the OS taken from the client's.
+func Headers(clientOS string) map[string]string {
+	sdkOS := "Linux"
+	switch strings.ToLower(clientOS) {
+	case "darwin", "macos":
+		sdkOS = "MacOS"
+	case "windows":
+		sdkOS = "Windows"
+	}
+	return map[string]string{
+		"User-Agent":                  "OpenAI/JS " + SDKVersion,
+		"accept-language":             "*",
+		"sec-fetch-mode":              "cors",
+		"x-stainless-arch":            "x64",
+		"x-stainless-lang":            "js",
+		"x-stainless-os":              sdkOS,
+		"x-stainless-package-version": SDKVersion,
+		"x-stainless-retry-count":     "0",
+		"x-stainless-runtime":         "node",
+		"x-stainless-runtime-version": "v20.20.2",
+	}
 }
 
 // SystemNode is request.system: the agent's prompt as the first message,
