@@ -14,7 +14,8 @@
 // the hosts pi sends that field to (Moonshot, chutes.ai, the Cloudflare AI
 // gateway). store is left out for the hosts pi marks as not taking it
 // (DeepSeek, x.ai, Cerebras, z.ai, Moonshot, opencode.ai, chutes.ai,
-// Cloudflare). A model pi would count as a reasoning model — one whose
+// Cloudflare). Towards api.openai.com the conversation key goes as
+// prompt_cache_key, where pi sends its session id. A model pi would count as a reasoning model — one whose
 // model-table entry takes reasoning_effort, or any model on a DeepSeek
 // host — gets pi's reasoning fields at the request's effort (pi's default
 // "medium" when the request names none; "none" is pi's "off"):
@@ -238,6 +239,8 @@ type BodyFields struct {
 	Temperature string
 	// Developer sends the system prompt as a developer message.
 	Developer bool
+	// CacheKey is prompt_cache_key, "" for none.
+	CacheKey string
 }
 
 // Apply sets the fields on the body (ChatBody.Edit).
@@ -259,6 +262,7 @@ func (b BodyFields) Apply(s *request.Shaping) error {
 		body.Thinking = json.RawMessage(b.Thinking)
 	}
 	body.ReasoningEffort = b.Effort
+	body.PromptCacheKey = b.CacheKey
 	if b.Temperature != "" {
 		if body.Extra == nil {
 			body.Extra = chat.Extra{}
@@ -315,6 +319,9 @@ func Body(env *harness.Env, forked bool) BodyFields {
 		MaxTokensField: hostIn(env.BaseURL, maxTokensHosts)}
 	if c := env.Model.MaxOutputTokens; c > 0 {
 		b.MaxTokens = min(c, MaxTokensCap)
+	}
+	if hostIn(env.BaseURL, []string{"api.openai.com"}) {
+		b.CacheKey = env.ConversationKey // pi sends its session id there
 	}
 	level := "medium"
 	if r := env.Request.Reasoning; r != nil && r.Effort != "" {
