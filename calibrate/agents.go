@@ -29,6 +29,10 @@ type Agent struct {
 	Setup func(r *Run) error
 	// Doc says how the agent is configured (for usage and README).
 	Doc string
+	// Product and VersionArgs name an agent whose requests do not: the
+	// product, and the arguments that make COMMAND print its version.
+	Product     string
+	VersionArgs []string
 }
 
 // Run is one agent run: where it runs and what it is given.
@@ -161,8 +165,10 @@ var Agents = map[string]Agent{
 
 func init() {
 	Agents["pi"] = Agent{
-		Harness: "pi",
-		Wires:   []string{WireChat},
+		Harness:     "pi",
+		Wires:       []string{WireChat},
+		Product:     "pi",
+		VersionArgs: []string{"--version"},
 		Doc: "pi (`pi`): a temporary PI_CODING_AGENT_DIR with models.json (one provider \"calibrate\", api " +
 			"openai-completions, baseUrl endpoint/v1, a non-reasoning custom model MODEL) and settings.json, " +
 			"offline (PI_OFFLINE, no version check, no telemetry); arguments `-p --no-session --provider calibrate " +

@@ -287,7 +287,7 @@ func Write(c *Capture, dir string) (*Calibration, error) {
 	if err := os.MkdirAll(capDir, 0o755); err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
-	name, version := agentVersion(c.Requests)
+	name, version := versionOf(c)
 	cal := &Calibration{Harness: c.Harness, Wire: c.Wire, Command: c.Command, Task: c.Task, Cwd: c.Cwd,
 		Dates: c.Dates, Shell: c.Shell, ExitCode: c.ExitCode, CreatedAt: time.Now().UTC().Format(time.RFC3339),
 		Agent: AgentInfo{Name: name, Version: version}, Unmapped: []Unmapped{}, PerRun: []string{}}

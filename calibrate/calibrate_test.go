@@ -97,6 +97,10 @@ func fakeAgent(mode string) int {
 		}
 		return 0
 	case "pi":
+		if len(os.Args) > 1 && os.Args[1] == "--version" {
+			fmt.Fprintln(os.Stderr, "0.73.9") // pi prints its version on stderr
+			return 0
+		}
 		var m struct {
 			Providers map[string]struct {
 				BaseURL string `json:"baseUrl"`
@@ -373,6 +377,9 @@ func TestCalibratePi(t *testing.T) {
 	}
 	if len(cal.Unmapped) != 0 {
 		t.Errorf("unmapped: %+v", cal.Unmapped)
+	}
+	if cal.Agent.Name != "pi" || cal.Agent.Version != "0.73.9" || cal.Agent.UserAgent != "OpenAI/JS 6.26.0" {
+		t.Errorf("agent = %+v, want pi 0.73.9 from --version", cal.Agent)
 	}
 	pack, err := prompts.Load(out)
 	if err != nil {
