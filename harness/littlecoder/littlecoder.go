@@ -139,7 +139,7 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 		request.ChatBodyNode(request.ChatBody{Stream: true, Edit: body.Apply},
 			"model, stream with usage, store false, max_completion_tokens, thinking enabled, reasoning_effort high, temperature 0.3"),
 		request.ProviderNode(opts),
-		request.ChatEncodeNode(request.ChatStyle{}),
+		request.ChatEncodeNode(request.ChatStyle{NullCallContent: true}),
 	)
 }
 

@@ -40,7 +40,7 @@
 // The engine history as pi replays its session: user messages (not the
 // engine's context) as arrays of parts, images kept; developer messages
 // left out; an assistant text with the calls that follow it in one
-// assistant message (content absent when there is none), reasoning as
+// assistant message ("content": null when there is no text), reasoning as
 // reasoning_content; earlier final answers kept; a call never answered
 // gets pi's synthetic result ("no_result" in markers.json) before the
 // next user message and at the end; orphan outputs
@@ -169,7 +169,7 @@ func RequestGraph(env *harness.Env) (*pipeline.Graph, error) {
 			return body.Apply(s)
 		}}, body.describe()+"; pi's SDK headers"),
 		request.ProviderNode(opts),
-		request.ChatEncodeNode(request.ChatStyle{}),
+		request.ChatEncodeNode(request.ChatStyle{NullCallContent: true}),
 	)
 }
 
