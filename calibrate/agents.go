@@ -29,6 +29,10 @@ type Agent struct {
 	Setup func(r *Run) error
 	// Doc says how the agent is configured (for usage and README).
 	Doc string
+	// Product and VersionArgs name an agent whose requests do not: the
+	// product, and the arguments that make COMMAND print its version.
+	Product     string
+	VersionArgs []string
 }
 
 // Run is one agent run: where it runs and what it is given.
@@ -196,6 +200,39 @@ refresh_on_start = false
 			return nil
 		},
 	},
+}
+
+func init() {
+	Agents["pi"] = Agent{
+		Harness:     "pi",
+		Wires:       []string{WireChat},
+		Product:     "pi",
+		VersionArgs: []string{"--version"},
+		Doc: "pi (`pi`): a temporary PI_CODING_AGENT_DIR with models.json (one provider \"calibrate\", api " +
+			"openai-completions, baseUrl endpoint/v1, a non-reasoning custom model MODEL) and settings.json, " +
+			"offline (PI_OFFLINE, no version check, no telemetry); arguments `-p --no-session --provider calibrate " +
+			"--model MODEL TASK`.",
+		Setup: func(r *Run) error {
+			r.quiet()
+			dir := filepath.Join(r.Home, ".pi", "agent")
+			models := fmt.Sprintf(`{"providers": {"calibrate": {"baseUrl": %q, "api": "openai-completions", "apiKey": %q,
+  "models": [{"id": %q, "name": %q, "reasoning": false, "input": ["text"], "contextWindow": 128000}]}}}
+`, r.BaseURL+"/v1", APIKey, Model, Model)
+			if _, err := r.write("home/.pi/agent/models.json", models); err != nil {
+				return err
+			}
+			settings := fmt.Sprintf(`{"defaultProvider": "calibrate", "defaultModel": %q, "enableInstallTelemetry": false, "quietStartup": true}
+`, Model)
+			if _, err := r.write("home/.pi/agent/settings.json", settings); err != nil {
+				return err
+			}
+			r.setenv("PI_CODING_AGENT_DIR", dir, "PI_OFFLINE", "1", "PI_SKIP_VERSION_CHECK", "1", "PI_TELEMETRY", "0")
+			r.Unset = append(r.Unset, "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY",
+				"OPENROUTER_API_KEY", "PI_PACKAGE_DIR")
+			r.Args = []string{"-p", "--no-session", "--provider", "calibrate", "--model", Model, r.Task}
+			return nil
+		},
+	}
 }
 
 // AgentNames are the harnesses calibrate can run, sorted.

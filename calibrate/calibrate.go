@@ -106,6 +106,10 @@ type slot struct {
 	// first per-turn value) and then splitRest (from that paragraph on),
 	// joined by a blank line.
 	splitRest string
+	// splitBefore, when set, cuts there instead (the first occurrence;
+	// the separator's first byte is the joint the harness puts back, the
+	// rest goes to splitRest).
+	splitBefore string
 }
 
 // assign says which captured texts go into which template, per harness
@@ -164,6 +168,14 @@ func assign(harnessName, kind string, ts []Text, c *Capture) map[int]slot {
 		}
 		if len(user) > 0 {
 			out[user[0]] = slot{template: "title_lead"}
+		}
+	case "pi/main":
+		// pi 0.73.1: the prompt, then (no AGENTS.md in the scratch
+		// workspace) "\nCurrent date: …\nCurrent working directory: …"
+		// (harness/pi SystemPrompt: system.tmpl, "\n", env.tmpl).
+		if len(sys) > 0 {
+			out[sys[0]] = slot{template: "system", splitBefore: "\nCurrent date: ", splitRest: "env",
+				dateLayout: time.DateOnly, fields: map[string]string{"cwd": "Cwd", "date": "Date"}}
 		}
 	case "qwen-code/main":
 		if len(sys) > 0 {
@@ -290,7 +302,7 @@ func Write(c *Capture, dir string) (*Calibration, error) {
 	if err := os.MkdirAll(capDir, 0o755); err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
-	name, version := agentVersion(c.Requests)
+	name, version := versionOf(c)
 	cal := &Calibration{Harness: c.Harness, Wire: c.Wire, Command: c.Command, Task: c.Task, Cwd: c.Cwd,
 		Dates: c.Dates, Shell: c.Shell, ExitCode: c.ExitCode, CreatedAt: time.Now().UTC().Format(time.RFC3339),
 		Agent: AgentInfo{Name: name, Version: version}, Unmapped: []Unmapped{}, PerRun: []string{}}
@@ -479,7 +491,14 @@ func (s slot) write(hdir, text string, c *Capture, model string) ([]Written, []U
 	}
 	type piece struct{ name, text string }
 	pieces := []piece{{s.template, body}}
-	if s.splitRest != "" {
+	if s.splitBefore != "" {
+		if cut := strings.Index(body, s.splitBefore); cut >= 0 {
+			pieces = []piece{{s.template, body[:cut]}, {s.splitRest, body[cut+1:]}}
+		} else {
+			un = append(un, Unmapped{What: s.splitRest + ".tmpl", Why: fmt.Sprintf("%q not found; left as the embedded template", s.splitBefore)})
+			vals = nil
+		}
+	} else if s.splitRest != "" {
 		at := len(body)
 		for _, v := range vals {
 			if i := strings.Index(body, v.Literal); v.Literal != "" && i >= 0 && i < at {

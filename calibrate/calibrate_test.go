@@ -97,6 +97,36 @@ func fakeAgent(mode string) int {
 			return 6
 		}
 		return 0
+	case "pi":
+		if len(os.Args) > 1 && os.Args[1] == "--version" {
+			fmt.Fprintln(os.Stderr, "0.73.9") // pi prints its version on stderr
+			return 0
+		}
+		var m struct {
+			Providers map[string]struct {
+				BaseURL string `json:"baseUrl"`
+				Models  []struct {
+					ID string `json:"id"`
+				} `json:"models"`
+			} `json:"providers"`
+		}
+		data, _ := os.ReadFile(filepath.Join(os.Getenv("PI_CODING_AGENT_DIR"), "models.json"))
+		if err := json.Unmarshal(data, &m); err != nil || len(m.Providers["calibrate"].Models) != 1 {
+			fmt.Println("models.json:", err, string(data))
+			return 7
+		}
+		p := m.Providers["calibrate"]
+		body := map[string]any{"model": p.Models[0].ID, "messages": []any{
+			map[string]any{"role": "system", "content": "Synthetic pi prompt.\n- last bullet\nCurrent date: " + date + "\nCurrent working directory: " + cwd},
+			map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": CalibrateTask}}}},
+			"stream": false, "store": false, "max_completion_tokens": 16384,
+			"tools": []any{map[string]any{"type": "function", "function": fakeTool("bash")}}}
+		resp, err := post(p.BaseURL+"/chat/completions", body, map[string]string{"User-Agent": "OpenAI/JS 6.26.0"})
+		if err != nil || !strings.Contains(resp, "bash") {
+			fmt.Println("no tool call:", resp, err)
+			return 5
+		}
+		return 0
 	case "chat":
 		url := os.Getenv("OPENAI_BASE_URL") + "/chat/completions"
 		long := time.Now().Format("Monday, January 2, 2006")
@@ -358,6 +388,37 @@ func TestCalibrateListing(t *testing.T) {
 	sys, _ := pack.Text("qwen-code", "system")
 	if sys != "Synthetic system prompt without per-turn values." {
 		t.Errorf("system.tmpl = %q", sys)
+	}
+}
+
+// pi's prompt is cut before its date line: system.tmpl and env.tmpl, and
+// the harness renders the captured text back.
+func TestCalibratePi(t *testing.T) {
+	o, _ := opts(t, "pi", "pi")
+	c, err := RunAgent(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	cal, err := Write(c, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cal.Unmapped) != 0 {
+		t.Errorf("unmapped: %+v", cal.Unmapped)
+	}
+	if cal.Agent.Name != "pi" || cal.Agent.Version != "0.73.9" || cal.Agent.UserAgent != "OpenAI/JS 6.26.0" {
+		t.Errorf("agent = %+v, want pi 0.73.9 from --version", cal.Agent)
+	}
+	pack, err := prompts.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys, _ := pack.Text("pi", "system"); sys != "Synthetic pi prompt.\n- last bullet" {
+		t.Errorf("system.tmpl = %q", sys)
+	}
+	if env, _ := pack.Text("pi", "env"); env != "Current date: {{.Date}}\nCurrent working directory: {{.Cwd}}" {
+		t.Errorf("env.tmpl = %q", env)
 	}
 }
 

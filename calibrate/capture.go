@@ -85,6 +85,9 @@ type Capture struct {
 	// printed (stdout and stderr).
 	ExitCode int    `json:"exit_code"`
 	Output   string `json:"output"`
+	// Version is the version the agent printed for its recipe's
+	// VersionArgs ("" when it has none, or printed none).
+	Version string `json:"version,omitempty"`
 }
 
 // tail is an io.Writer keeping the last max bytes written.
@@ -228,6 +231,9 @@ func RunAgent(ctx context.Context, o Options) (*Capture, error) {
 		return c, fmt.Errorf("calibrate: %w (%d requests, none a model request with tools); agent output:\n%s",
 			ErrNoMainRequest, len(c.Requests), indent(c.Output))
 	}
+	if len(agent.VersionArgs) > 0 {
+		c.Version = askVersion(ctx, path, agent.VersionArgs, run.Work, env)
+	}
 	if o.OnCaptured != nil {
 		if err := o.OnCaptured(c); err != nil {
 			return c, err
@@ -301,6 +307,35 @@ func indent(s string) string {
 
 // versionRe finds a version number in a user agent.
 var versionRe = regexp.MustCompile(`^([A-Za-z][\w.-]*)/(\d+\.\d+\.\d+[\w.+-]*)`)
+
+// bareVersion finds a version number in an agent's own output.
+var bareVersion = regexp.MustCompile(`\b(\d+\.\d+\.\d+[\w.+-]*)`)
+
+// askVersion runs the agent with args (its version flag) and returns the
+// first version number it prints on stdout or stderr, "" when none comes
+// within ten seconds.
+func askVersion(ctx context.Context, path string, args []string, dir string, env []string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, nil
+	cmd.WaitDelay = time.Second
+	out, _ := cmd.CombinedOutput() // a failing version flag: no version
+	if m := bareVersion.FindSubmatch(out); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// versionOf is the agent's product and version: from the user agent, or
+// — for an agent whose requests do not name it (pi sends the OpenAI SDK's
+// user agent) — the recipe's product and the version it printed.
+func versionOf(c *Capture) (string, string) {
+	if a, ok := Agents[c.Harness]; ok && a.Product != "" {
+		return a.Product, c.Version
+	}
+	return agentVersion(c.Requests)
+}
 
 // agentVersion reads the agent's product and version from the user agent
 // of its first model request ("", "" when it has none).

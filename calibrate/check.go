@@ -138,7 +138,7 @@ func Check(ctx context.Context, o Options, dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	name, version := agentVersion(c.Requests)
+	name, version := versionOf(c)
 	rep := &Report{Harness: o.Harness, Wire: c.Wire, Agent: AgentInfo{Name: name, Version: version}, Task: c.Task}
 	main := first(c.Requests, "main")
 	if cal.Agent.Version != "" && version != cal.Agent.Version {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -112,21 +113,29 @@ func TestCodex(t *testing.T) {
 	// The harness routes: the same tool-using exchange through
 	// /h/NAME/v1, the upstream seeing the harness's own request shape.
 	for _, hr := range harnessRoutes {
-		t.Run("Harness/"+hr.name, func(t *testing.T) {
+		label := cmp.Or(hr.label, hr.name)
+		t.Run("Harness/"+label, func(t *testing.T) {
 			t.Parallel()
 			if hr.needs != nil {
 				hr.needs(t)
 			}
-			command := "printf '%s route ok\\n' " + hr.name + " | tee proof.txt"
-			output := hr.name + " route ok"
+			command := "printf '%s route ok\\n' " + label + " | tee proof.txt"
+			output := label + " route ok"
 			p := startProxy(t, hr.script(command), withWire(hr.wire))
-			run := runCodex(t, bin, p.url+"/h/"+hr.name+"/v1", true)
+			run := runCodexModel(t, bin, p.url+"/h/"+hr.name+"/v1", cmp.Or(hr.model, codexModel), true)
 			if hr.after != nil {
 				hr.after(t, run)
 			}
 			final := checkProofRun(t, run, output)
 			p.stop(t)
 			p.checkUpstream(t, "/h/"+hr.name+"/v1/responses", hr.name, 2, 2+hr.titles)
+			if hr.route != nil {
+				for i, r := range p.log.records() {
+					if want := hr.route(); r.route != want {
+						t.Errorf("proxy request %d went by route %q, want %q", i+1, r.route, want)
+					}
+				}
+			}
 			bodies := p.upstreamBodies()
 			if len(bodies) > hr.titles && hr.checkBody != nil {
 				if err := hr.checkBody(bodies[hr.titles]); err != nil {
@@ -205,6 +214,11 @@ func (p *proxy) upstreamBodies() [][]byte {
 // harnessRoute is one harness route the real Codex is driven through.
 type harnessRoute struct {
 	name string
+	// label names the subtest and the proof (name when empty); model is
+	// the model in Codex's config (codexModel when empty); route, when
+	// set, gives the route every request must take.
+	label, model string
+	route        func() string
 	// script plays one tool-using exchange running command.
 	script func(command string) *scripted.Script
 	// checkBody checks the first request the upstream got (after the
@@ -279,6 +293,11 @@ var harnessRoutes = []harnessRoute{
 	{name: "terminus-2", script: terminusScript, checkBody: checkTerminusBody, needs: needTmux, after: stopTmux},
 	{name: "kimi-code", script: toolScript, checkBodies: checkKimiCodeBodies},
 	{name: "deepseek-tui", script: toolScript, checkBodies: checkDeepSeekTUIBodies},
+	{name: "pi", script: toolScript, checkBodies: checkPiBodies},
+	{name: "little-coder", script: toolScript, checkBodies: checkLittleCoderBodies},
+	{name: "auto", label: "auto-qwen", model: "Qwen3-Coder-Next", script: toolScript, checkBody: checkAutoQwenBody,
+		route: func() string { return "ChatHarness(QwenCode)" }},
+	{name: "auto", label: "auto-kimi", model: "kimi-k2.5", script: toolScript, route: autoKimiRoute},
 }
 
 // startProxy starts the scripted model playing script and the proxy in
@@ -409,8 +428,8 @@ type requestLog struct {
 
 // requestRecord is one "harnessflow request" log record.
 type requestRecord struct {
-	path, harness, outcome string
-	status, upstreamStatus int
+	path, harness, outcome, route string
+	status, upstreamStatus        int
 }
 
 // Enabled implements slog.Handler.
@@ -428,6 +447,8 @@ func (h *requestLog) Handle(_ context.Context, r slog.Record) error {
 			rec.path = a.Value.String()
 		case "harness":
 			rec.harness = a.Value.String()
+		case "route":
+			rec.route = a.Value.String()
 		case "outcome":
 			rec.outcome = a.Value.String()
 		case "status":

@@ -22,6 +22,9 @@ type Config struct {
 	Wire Wire
 	// BaseURL is the upstream's base URL (provider quirks).
 	BaseURL string
+	// Provider is the upstream's name, which the auto harness reads as
+	// the fork's provider id and name ([DefaultFor]).
+	Provider string
 	// Models gives model capabilities; nil means the built-in table.
 	Models *ModelTable
 	// Prompts is the prompt pack; nil means the embedded one.
@@ -118,6 +121,7 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 	}
 	wire := cfg.wire()
 	reg := cfg.registry()
+	name = cfg.pick(reg, name, req.Model)
 	route, err := reg.Resolve(wire, name)
 	if err != nil {
 		return nil, err

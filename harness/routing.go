@@ -236,6 +236,11 @@ func (r *Registry) Resolve(w Wire, harness string) (Route, error) {
 	if _, err := ParseWire(string(w)); err != nil {
 		return Route{}, fmt.Errorf("harness: resolve: %w", err)
 	}
+	if harness == NameAuto {
+		// Without a request: the rule on the wire alone (a turn picks by
+		// its model too, Prepare).
+		return r.Resolve(w, Config{Wire: w}.pick(r, harness, ""))
+	}
 	route := Route{Wire: w, Variant: r.Variant(harness)}
 	if !isNative(harness) {
 		f, hasRule := rule(harness)
@@ -346,7 +351,7 @@ func (e *WireError) Error() string {
 // CheckName returns nil for "" (native), "native" and every registered
 // harness name, and an [*UnknownHarnessError] for any other name.
 func CheckName(name string) error {
-	if _, ok := Lookup(name); ok {
+	if _, ok := Lookup(name); ok || name == NameAuto {
 		return nil
 	}
 	all := All()
@@ -370,7 +375,7 @@ func CheckRoute(wire Wire, name string) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
-	if isNative(name) {
+	if isNative(name) || name == NameAuto {
 		return nil
 	}
 	route, err := Resolve(wire, name)

@@ -90,7 +90,7 @@ func TestResolveMatrix(t *testing.T) {
 		}
 	}
 	for _, n := range KnownNames() {
-		if !covered[n] {
+		if !covered[n] && n != "test-post-harness" { // plan_test.go's spec
 			t.Errorf("harness %q is not in the matrix", n)
 		}
 	}

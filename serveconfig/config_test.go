@@ -382,3 +382,24 @@ func BenchmarkRoute(b *testing.B) {
 		})
 	}
 }
+
+// harness = "auto" is accepted on every wire: each request picks its
+// harness by the fork's default rule (harness.DefaultFor).
+func TestAutoHarness(t *testing.T) {
+	for _, wire := range []string{"chat", "messages", "responses"} {
+		dir := t.TempDir()
+		name := filepath.Join(dir, "serve.toml")
+		text := "[upstreams.local]\nbase_url = \"http://h\"\nwire = \"" + wire + "\"\n[[models]]\nname = \"*\"\nupstreams = [\"local\"]\nharness = \"auto\"\n"
+		if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(name, testEnv())
+		if err != nil {
+			t.Errorf("wire %s: %v", wire, err)
+			continue
+		}
+		if r, err := c.Route("kimi-k2.5"); err != nil || r.Entry.Harness != "auto" {
+			t.Errorf("wire %s: Route = %+v, %v", wire, r.Entry, err)
+		}
+	}
+}

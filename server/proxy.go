@@ -109,7 +109,7 @@ func (s *Server) open(ctx context.Context, r *http.Request, t *target, name stri
 // server's, made once in New, with the target's wire, base URL and models.
 func (s *Server) planConfig(t *target) harness.Config {
 	c := s.turnCfg
-	c.Wire, c.BaseURL, c.Models = t.wire, t.base, t.models
+	c.Wire, c.BaseURL, c.Models, c.Provider = t.wire, t.base, t.models, t.name
 	return c
 }
 

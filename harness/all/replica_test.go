@@ -41,6 +41,8 @@ var goldenOwners = map[string]string{
 	"zcode/testdata/messages":            harness.NameZCode,
 	"kimicode/testdata":                  harness.NameKimiCode,
 	"deepseektui/testdata":               harness.NameDeepSeekTUI,
+	"pi/testdata":                        harness.NamePi,
+	"littlecoder/testdata":               harness.NameLittleCoder,
 }
 
 // replicaCase is one request of the golden archives.

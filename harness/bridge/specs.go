@@ -3,6 +3,8 @@ package bridge
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -282,6 +284,55 @@ func (s GrepSpec) Mapping() Mapping {
 	patKey, pathKey, incKey := keyOr(s.Pattern, "pattern"), get(s.Path, "path"), get(s.Include, "include")
 	return scriptMapping(s.Tool, func(r *argReader) string {
 		return GrepCommand(r.need(patKey), r.str(pathKey), r.str(incKey))
+	})
+}
+
+// EditsSpec maps a tool that makes several exact replacements in one file
+// (pi's edit: {"path","edits":[{"oldText","newText"},…]}) to one
+// EditCommand per replacement, run in order, each in a subshell joined by
+// &&: the first that fails stops the rest, and the replacements before it
+// stay made. Each replacement must match once in the file as the earlier
+// ones left it (pi matches them all against the original file; the two
+// agree unless a replacement's new text creates another's old text).
+type EditsSpec struct {
+	Tool  string
+	Path  string // "path" (required)
+	Edits string // "edits": an array of objects (at least one)
+	Old   string // "oldText", in each edit
+	New   string // "newText", in each edit
+}
+
+// Mapping returns the mapping.
+func (s EditsSpec) Mapping() Mapping {
+	pathKey, editsKey := keyOr(s.Path, "path"), keyOr(s.Edits, "edits")
+	oldKey, newKey := keyOr(s.Old, "oldText"), keyOr(s.New, "newText")
+	return scriptMapping(s.Tool, func(r *argReader) string {
+		path := r.need(pathKey)
+		if r.err != nil {
+			return ""
+		}
+		var edits []args
+		if err := json.Unmarshal(r.a[editsKey], &edits); err != nil || len(edits) == 0 {
+			r.err = errors.New(editsKey + ": want a non-empty array of objects")
+			return ""
+		}
+		var b strings.Builder
+		for i, e := range edits {
+			old, err := e.str(oldKey)
+			if err == nil {
+				var n string
+				if n, err = e.str(newKey); err == nil {
+					if i > 0 {
+						b.WriteString(" && ")
+					}
+					b.WriteString("( " + EditCommand(path, old, n, false) + " )")
+					continue
+				}
+			}
+			r.err = fmt.Errorf("%s[%d]: %w", editsKey, i, err)
+			return ""
+		}
+		return b.String()
 	})
 }
 

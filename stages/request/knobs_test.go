@@ -135,3 +135,37 @@ func TestRenderAsParts(t *testing.T) {
 		t.Errorf("content = %+v, want one text part", c)
 	}
 }
+
+// NullCallContent writes "content": null on an assistant message with
+// calls and no content, and nowhere else.
+func TestRenderNullCallContent(t *testing.T) {
+	msgs := []Message{
+		{Role: RoleAssistant, Calls: []Call{{ID: "c1", Name: "bash", Arguments: "{}"}}},
+		{Role: RoleAssistant, Content: TextParts("x"), Calls: []Call{{ID: "c2", Name: "bash", Arguments: "{}"}}},
+		{Role: RoleAssistant},
+	}
+	for _, null := range []bool{false, true} {
+		cms, err := RenderChat(nil, msgs, ChatStyle{NullCallContent: null})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, cm := range cms {
+			b, err := cm.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(b))
+		}
+		first := `{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{}"}}]}`
+		if null {
+			first = `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{}"}}]}`
+		}
+		want := []string{first, `{"role":"assistant","content":"x","tool_calls":[{"id":"c2","type":"function","function":{"name":"bash","arguments":"{}"}}]}`, `{"role":"assistant"}`}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("null=%v message %d: %s, want %s", null, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -45,6 +45,10 @@ type ChatStyle struct {
 	// AssistantReasoning writes reasoning_content on every assistant
 	// message, "" when it has none (Kimi Code's thinking mode).
 	AssistantReasoning bool
+	// NullCallContent sends an assistant message with tool calls and no
+	// content as "content": null instead of leaving the key out (pi's
+	// shape).
+	NullCallContent bool
 }
 
 // Placeholder texts of content a chat message cannot carry.
@@ -84,6 +88,9 @@ func RenderChat(dst []chat.Message, msgs []Message, style ChatStyle) ([]chat.Mes
 			}
 		}
 		if len(m.Calls) > 0 {
+			if style.NullCallContent && cm.Content.Kind == chat.ContentNone {
+				cm.Content = chat.Content{Kind: chat.ContentNull}
+			}
 			cm.ToolCalls = make([]chat.ToolCall, len(m.Calls))
 			for j, c := range m.Calls {
 				cm.ToolCalls[j] = chat.ToolCall{ID: c.ID, Type: chat.ToolTypeFunction,

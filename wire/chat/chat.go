@@ -90,6 +90,9 @@ const (
 	ContentNone  ContentKind = iota // no "content" key (or null)
 	ContentText                     // a plain string, possibly ""
 	ContentParts                    // an array of parts, possibly []
+	// ContentNull writes "content": null (an assistant message with tool
+	// calls, as some agents send it); decoding gives ContentNone.
+	ContentNull
 )
 
 // Content is a message's content: absent, a plain string, or an array of
