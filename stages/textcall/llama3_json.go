@@ -1,6 +1,7 @@
 package textcall
 
 import (
+	"encoding/json"
 	"strings"
 )
 
@@ -14,9 +15,12 @@ import (
 // <|python_tag|> or a call), has no keys but name, parameters (or
 // arguments) and type, and — when the request lists its tools — names one
 // of them. Anything else is given back as the text it was. White space and
-// ';' between and after calls are layout and dropped. Auto looks for a
-// bare '{' only when the model name is a Llama's; <|python_tag|> it looks
-// for always.
+// ';' between and after calls are layout and dropped. Auto takes a reply
+// that starts with '{' for this format only when the object's "name" is a
+// tool of the request (or, when the request's tools are not known, when
+// the model is a Llama): it holds the reply while it can still become
+// such an object and gives it back the moment it cannot, so a JSON answer
+// naming no tool passes untouched. <|python_tag|> it looks for always.
 
 // Markers of llama3_json.
 const (
@@ -25,16 +29,63 @@ const (
 
 func init() {
 	Register(Format{
-		Name:    "llama3_json",
-		Summary: `{"name": N, "parameters": {…}} at the start of the reply, optional <|python_tag|>, several separated by ';' (Llama 3.x)`,
-		New:     func(cfg Config) Parser { return &llamaParser{cfg: cfg} },
-		Starts:  []string{llTag},
-		// A bare '{' is looked for only when the model is a Llama: for
-		// every other model a reply that starts with JSON is JSON.
-		ModelStarts: []string{"{"},
-		Claim:       claimLlama,
-		Models:      []string{"llama"},
+		Name:       "llama3_json",
+		Summary:    `{"name": N, "parameters": {…}} at the start of the reply, optional <|python_tag|>, several separated by ';' (Llama 3.x)`,
+		New:        func(cfg Config) Parser { return &llamaParser{cfg: cfg} },
+		Starts:     []string{llTag},
+		LeadStarts: []string{"{"},
+		LeadClaim:  claimLlamaLead,
+		Claim:      claimLlama,
+		Models:     []string{"llama"},
 	})
+}
+
+// claimLlamaLead claims a reply that starts with a call object: its keys
+// are a call's, and its "name" is one of the request's tools (any name for
+// a Llama model when the tools are not known). It needs more text until
+// the name has come.
+func claimLlamaLead(rest string, cfg Config) Claim {
+	var w jsWalker
+	var key string
+	keyStart, valStart := 0, 0
+	for i := 0; i < len(rest); i++ {
+		d0 := w.Depth()
+		f := w.Step(rest[i])
+		switch {
+		case f&jwErr != 0:
+			return ClaimNo
+		case f&jwKeyBegin != 0 && d0 == 1:
+			keyStart = i
+		case f&jwKeyEnd != 0 && d0 == 1:
+			if json.Unmarshal([]byte(rest[keyStart:i+1]), &key) != nil || !llamaKey(key) {
+				return ClaimNo
+			}
+		case f&jwBegin != 0 && d0 == 1:
+			valStart = i
+		case f&jwEnd != 0 && w.Depth() == 1 && key == "name":
+			var name string
+			if rest[valStart] != '"' || json.Unmarshal([]byte(rest[valStart:i+1]), &name) != nil {
+				return ClaimNo
+			}
+			name = strings.TrimSpace(name)
+			switch {
+			case name == "":
+				return ClaimNo
+			case cfg.Schemas == nil:
+				if strings.Contains(strings.ToLower(cfg.Model), "llama") {
+					return ClaimYes
+				}
+				return ClaimNo
+			case cfg.Schemas.Has(name):
+				return ClaimYes
+			}
+			return ClaimNo
+		}
+		if w.Done() {
+			return ClaimNo // an object without a name
+		}
+	}
+	return ClaimMore
 }
 
 // claimLlama claims <|python_tag|>, and a '{' at the start of the reply

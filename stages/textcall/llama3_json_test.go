@@ -221,3 +221,66 @@ func BenchmarkFmtAPlainText(b *testing.B) {
 		})
 	}
 }
+
+// autoBareCases are bare JSON replies read by auto with the request's
+// tools known: a call only when the object names one of them.
+func autoBareCases() []replyCase {
+	return []replyCase{
+		{name: "a call naming a tool, a model that is no Llama", model: "qwen2.5-7b", tools: variantTools,
+			input: `{"name": "shell", "parameters": {"cmd": "ls dir0"}}`, want: Reply{Calls: wantCalls(1)}},
+		{name: "arguments instead of parameters, the name last", tools: variantTools,
+			input: "\n  {\"arguments\": {\"cmd\": \"ls dir0\"}, \"name\": \"shell\"}", want: Reply{Content: "\n  ", Calls: wantCalls(1)}},
+		{name: "three calls separated by ';'", tools: variantTools, input: renderCalls("llama3_json", 3), want: Reply{Calls: wantCalls(3)}},
+		{name: "text after the call", tools: variantTools,
+			input: "{\"name\": \"read_file\", \"parameters\": {\"path\": \"a.md\"}}\nReading it now.",
+			want:  Reply{Content: "\nReading it now.", Calls: []Call{fmtCall("read_file", `{"path":"a.md"}`)}}},
+		{name: "a JSON answer naming no tool is left as it is", tools: variantTools,
+			input: `{"name": "Alice", "parameters": {"age": 30}}`, want: Reply{Content: `{"name": "Alice", "parameters": {"age": 30}}`}},
+		{name: "a JSON answer with other keys", tools: variantTools, model: "llama-3.1-8b",
+			input: "{\"answer\": 42, \"name\": \"shell\"}", want: Reply{Content: "{\"answer\": 42, \"name\": \"shell\"}"}},
+		{name: "a name that is no string", tools: variantTools,
+			input: `{"name": 7, "parameters": {}}`, want: Reply{Content: `{"name": 7, "parameters": {}}`}},
+		{name: "an array", tools: variantTools,
+			input: `[{"name": "shell", "parameters": {}}]`, want: Reply{Content: `[{"name": "shell", "parameters": {}}]`}},
+		{name: "plain prose", tools: variantTools, input: "Sure: use {braces} and <tags>.", want: Reply{Content: "Sure: use {braces} and <tags>."}},
+		{name: "a call after prose is prose", tools: variantTools,
+			input: `Run {"name": "shell", "parameters": {"cmd": "ls"}}`, want: Reply{Content: `Run {"name": "shell", "parameters": {"cmd": "ls"}}`}},
+		{name: "a call cut before its name is text", tools: variantTools,
+			input: `{"parameters": {"cmd": "ls"}, "na`, want: Reply{Content: `{"parameters": {"cmd": "ls"}, "na`}},
+		{name: "no tools known, a model that is no Llama", model: "mistral-small",
+			input: `{"name": "shell", "parameters": {}}`, want: Reply{Content: `{"name": "shell", "parameters": {}}`}},
+	}
+}
+
+func TestAutoBareJSON(t *testing.T) { runReplyCases(t, Auto, autoBareCases()) }
+
+// TestAutoBareJSONStreaming: a reply that may still become a call is held,
+// and given back the moment it cannot; a call streams once its name came.
+func TestAutoBareJSONStreaming(t *testing.T) {
+	cfg := Config{Schemas: schemasFor(t, []byte(variantTools))}
+	p := parserFor(t, Auto, cfg)()
+	if ev := p.Feed(nil, `{"na`); len(ev) != 0 {
+		t.Fatalf("a reply that may become a call gave %+v", ev)
+	}
+	ev := p.Feed(nil, `me": "Alice", `)
+	if len(ev) != 1 || ev[0].Kind != Text || ev[0].Text != `{"name": "Alice", ` {
+		t.Fatalf("a name that is no tool: want the text back at once, got %+v", ev)
+	}
+	p = parserFor(t, Auto, cfg)()
+	ev = p.Feed(nil, `{"name": "shell", "parameters": {"cmd": "ls d`)
+	assertStreamed(t, ev, "shell", "", `{"cmd": "ls d`)
+}
+
+func TestAutoGoldens(t *testing.T) { runGoldens(t, "auto", Auto) }
+
+func FuzzAuto(f *testing.F) {
+	fuzzFormat(f, Auto, true,
+		`{"name": "a", "parameters": {"x": 1}}; {"name": "b", "arguments": {}}`,
+		` {"parameters": {}, "name": "a"} tail`,
+		`{"name": "a"`,
+		"<function=a>{\"x\": 1}</function>",
+		"```json\n{\"name\": \"a\", \"arguments\": {}}\n```",
+		"<tools>\n{\"name\": \"a\", \"arguments\": {}}\n</tools>",
+		"<function name=\"a\">{}</function>",
+	)
+}
