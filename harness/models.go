@@ -44,6 +44,14 @@ type ModelCaps struct {
 	// configuration. The loader only checks it is an identifier; the
 	// stages that use it check the name.
 	ToolFormat string `json:"tool_format,omitempty"`
+	// ThinkingOpen says the model's chat template ends the generation
+	// prompt with the reasoning block's opening tag when thinking is on
+	// (QwQ, the Qwen3 thinking models, DeepSeek-R1, GLM 4.5+ served from
+	// their templates), so the reply starts inside the block and only
+	// </think> shows: text tool-call recovery reads it as reasoning up to
+	// there (docs/text-tool-calls.md#reasoning-in-the-text). It is not
+	// applied to a turn whose chat body turns thinking off.
+	ThinkingOpen bool `json:"thinking_open,omitempty"`
 	// Matched says an entry of the table matched the model (Lookup sets
 	// it): a model no entry knows gets the native route's default
 	// reasoning form (docs/reasoning-controls.md#unknown-models).
@@ -67,7 +75,13 @@ type ModelTable struct {
 // forms; the bare names are the hosted APIs' and take their thinking
 // field. A --model-caps file adds entries before these.
 var builtinModels = []ModelCaps{
-	{Match: "zai-org/glm-", Reasoning: request.ReasoningTemplateEnableThinking},
+	{Match: "zai-org/glm-", Reasoning: request.ReasoningTemplateEnableThinking, ThinkingOpen: true},
+	// Templates that open the reasoning block in the prompt: the reply
+	// starts inside it (ThinkingOpen). QwQ and R1 always think.
+	{Match: "qwq", ThinkingOpen: true},
+	{Match: "deepseek-r1", ThinkingOpen: true},
+	{Match: "thinking-2507", Reasoning: request.ReasoningTemplateEnableThinking, ThinkingOpen: true},
+	{Match: "qwen3-next-80b-a3b-thinking", Reasoning: request.ReasoningTemplateEnableThinking, ThinkingOpen: true},
 	{Match: "deepseek-ai/deepseek-v3.1", Reasoning: request.ReasoningTemplateThinking},
 	{Match: "deepseek-ai/deepseek-v3.2", Reasoning: request.ReasoningTemplateThinking},
 	{Match: "moonshotai/kimi-k2", Reasoning: request.ReasoningTemplateThinking},
@@ -93,7 +107,7 @@ func BuiltinModels() *ModelTable {
 
 // LoadModelTable reads a model-capabilities file — a JSON array of
 // {"match","reasoning","efforts","max_output_tokens","variants",
-// "tools_in_prompt","tool_format"} objects — whose entries go before the
+// "tools_in_prompt","tool_format","thinking_open"} objects — whose entries go before the
 // built-in ones.
 func LoadModelTable(path string) (*ModelTable, error) {
 	data, err := os.ReadFile(path)
@@ -116,7 +130,7 @@ func LoadModelTable(path string) (*ModelTable, error) {
 	return &ModelTable{entries: append(entries, builtinModels...)}, nil
 }
 
-const capsFields = `"match","reasoning","efforts","max_output_tokens","variants","tools_in_prompt","tool_format"`
+const capsFields = `"match","reasoning","efforts","max_output_tokens","variants","tools_in_prompt","tool_format","thinking_open"`
 
 // checkCaps validates one entry of a model-caps file.
 func checkCaps(e ModelCaps) error {

@@ -19,7 +19,8 @@ func ProtocolGraph(w Wire, opts ResponseOptions) (*pipeline.Graph, error) {
 // decode returns the options of the protocol layer.
 func (o ResponseOptions) decode() decode.Options {
 	return decode.Options{ToolKinds: o.ToolKinds, Unary: o.Unary, MaxEventBytes: o.MaxEventBytes,
-		ToolFormat: o.ToolFormat, Model: o.Model, ToolSchemas: o.ToolSchemas, TextCalls: o.TextCalls, Logger: o.Logger}
+		ToolFormat: o.ToolFormat, Model: o.Model, ToolSchemas: o.ToolSchemas, TextCalls: o.TextCalls, Logger: o.Logger,
+		ThinkingOpen: o.ThinkingOpen}
 }
 
 // textCallOptions fills what opts leaves open of text tool-call recovery
@@ -33,6 +34,9 @@ func (t *Turn) textCallOptions(opts *ResponseOptions) {
 	if opts.ToolFormat == "" {
 		opts.ToolFormat = t.toolFormat
 	}
+	if !opts.ThinkingOpen && t.Env.Model.ThinkingOpen {
+		opts.ThinkingOpen = !thinkingOff(t.Shaped.Body)
+	}
 	if opts.Model == "" && t.Env.Request != nil {
 		opts.Model = t.Env.Request.Model
 	}
@@ -45,6 +49,29 @@ func (t *Turn) textCallOptions(opts *ResponseOptions) {
 	if opts.Logger == nil {
 		opts.Logger = t.Env.Logger
 	}
+}
+
+// thinkingOff reports whether a chat body turns the model's thinking off:
+// chat_template_kwargs enable_thinking or thinking false, or thinking
+// {"type":"disabled"} — then the template closes the block in the prompt
+// (or opens none) and the reply does not start inside one.
+func thinkingOff(body []byte) bool {
+	var b struct {
+		Kwargs struct {
+			EnableThinking *bool `json:"enable_thinking"`
+			Thinking       *bool `json:"thinking"`
+		} `json:"chat_template_kwargs"`
+		Thinking json.RawMessage `json:"thinking"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return false
+	}
+	var typed struct {
+		Type string `json:"type"`
+	}
+	off := func(p *bool) bool { return p != nil && !*p }
+	return off(b.Kwargs.EnableThinking) || off(b.Kwargs.Thinking) ||
+		(json.Unmarshal(b.Thinking, &typed) == nil && typed.Type == "disabled")
 }
 
 // ToolSchemas reads the parameter types of the tools the model was shown:
