@@ -173,7 +173,8 @@ func textVariantScript(patch bool) *scripted.Script {
 // TestCodexTextToolVariants drives the real Codex through /v1 against the
 // scripted model as a chat server without a tool parser whose model
 // writes the forms real models write besides the canonical markup: Llama
-// 3's bare JSON calls (no <|python_tag|>; the upstream model a Llama's)
+// 3's bare JSON calls (no <|python_tag|>; the upstream model a Llama's,
+// or a name that tells no family)
 // and a Qwen3-style reply that starts inside the reasoning block the
 // prompt opened (only </think> shows; the upstream model QwQ, whose caps
 // entry says its template opens the block) followed by a hermes call —
@@ -189,6 +190,9 @@ func TestCodexTextToolVariants(t *testing.T) {
 	}{
 		{"llama3_json/shell", scripted.TextToolsLlama3JSON, "meta-llama/Llama-3.3-70B-Instruct", "llama3_json", false},
 		{"llama3_json/apply_patch", scripted.TextToolsLlama3JSON, "meta-llama/Llama-3.3-70B-Instruct", "llama3_json", true},
+		// Served under a name that says nothing of the family: the call
+		// is known by naming one of the request's tools.
+		{"llama3_json/shell/served-as-alias", scripted.TextToolsLlama3JSON, "local-model", "llama3_json", false},
 		{"qwen3_thinking/shell", scripted.TextToolsQwen3Thinking, "Qwen/QwQ-32B", "hermes", false},
 		{"qwen3_thinking/apply_patch", scripted.TextToolsQwen3Thinking, "Qwen/QwQ-32B", "hermes", true},
 	}
