@@ -160,12 +160,13 @@ type Caps struct {
 	Variants        map[string]string
 	ToolsInPrompt   *bool
 	ToolFormat      *string
+	ThinkingOpen    *bool
 }
 
 // IsZero reports whether the entry sets no capability.
 func (c Caps) IsZero() bool {
 	return c.Reasoning == nil && c.Efforts == nil && c.MaxOutputTokens == nil && c.Variants == nil &&
-		c.ToolsInPrompt == nil && c.ToolFormat == nil
+		c.ToolsInPrompt == nil && c.ToolFormat == nil && c.ThinkingOpen == nil
 }
 
 // Over returns base with the fields c sets replaced (variants merged, c's
@@ -195,6 +196,9 @@ func (c Caps) Over(base harness.ModelCaps) harness.ModelCaps {
 	}
 	if c.ToolFormat != nil {
 		base.ToolFormat = *c.ToolFormat
+	}
+	if c.ThinkingOpen != nil {
+		base.ThinkingOpen = *c.ThinkingOpen
 	}
 	return base
 }
@@ -683,7 +687,7 @@ func (v *validator) model(i int, f *fileModel, c *Config) *Model {
 
 // caps validates a model entry's capabilities.
 func (v *validator) caps(f *fileModel, at func(string) int, where string) Caps {
-	c := Caps{Efforts: f.Efforts, MaxOutputTokens: f.MaxOutputTokens, Variants: f.Variants, ToolsInPrompt: f.ToolsInPrompt, ToolFormat: f.ToolFormat}
+	c := Caps{Efforts: f.Efforts, MaxOutputTokens: f.MaxOutputTokens, Variants: f.Variants, ToolsInPrompt: f.ToolsInPrompt, ToolFormat: f.ToolFormat, ThinkingOpen: f.ThinkingOpen}
 	if f.Reasoning != nil {
 		r := request.ReasoningControl(*f.Reasoning)
 		c.Reasoning = &r

@@ -56,6 +56,7 @@ type fileModel struct {
 	Variants        map[string]string `toml:"variants"`
 	ToolsInPrompt   *bool             `toml:"tools_in_prompt"`
 	ToolFormat      *string           `toml:"tool_format"`
+	ThinkingOpen    *bool             `toml:"thinking_open"`
 }
 
 // duration is a Go duration string in the file ("90s", "2m").
