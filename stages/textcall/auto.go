@@ -19,8 +19,7 @@ type auto struct {
 	locked  Parser
 	name    string
 	hinted  []*Format // formats whose ModelStarts the model name turns on
-	leads   []*Format // formats with LeadStarts
-	lead    byteSet   // the first bytes of their LeadStarts
+	ix      *autoIndex
 }
 
 // autoIndex is what auto needs of the registry: the formats by name, every
@@ -82,7 +81,7 @@ func index() *autoIndex {
 
 func newAuto(cfg Config) *auto {
 	ix := index()
-	a := &auto{cfg: cfg, fs: ix.fs, starts: ix.starts, trigger: ix.trigger, leads: ix.leads, lead: ix.lead}
+	a := &auto{cfg: cfg, fs: ix.fs, starts: ix.starts, trigger: ix.trigger, ix: ix}
 	model := strings.ToLower(cfg.Model)
 	prefers := func(f *Format) bool {
 		return model != "" && slices.ContainsFunc(f.Models, func(m string) bool { return strings.Contains(model, m) })
@@ -134,7 +133,7 @@ func (a *auto) Quiet(s string) bool {
 		if rest == "" {
 			return true
 		}
-		if a.lead.has(rest[0]) {
+		if a.ix.lead.has(rest[0]) {
 			return false // the reply may start with a bare call
 		}
 		a.seen = true
@@ -146,10 +145,10 @@ func (a *auto) Quiet(s string) bool {
 // it left out), for a format whose LeadStarts it begins with: the format
 // that claims it, or whether more text is needed to tell.
 func (a *auto) leadClaim(rest string) (_ *Format, more bool) {
-	if rest == "" || !a.lead.has(rest[0]) {
+	if rest == "" || !a.ix.lead.has(rest[0]) {
 		return nil, false
 	}
-	for _, f := range a.leads {
+	for _, f := range a.ix.leads {
 		if hasPrefixAny(rest, f.LeadStarts...) == "" && !partialOf(rest, f.LeadStarts...) {
 			continue
 		}
@@ -171,7 +170,7 @@ func (a *auto) Feed(out []Event, s string) []Event {
 	}
 	buf := a.held + s
 	a.held = ""
-	if !a.seen && len(a.leads) > 0 {
+	if !a.seen && len(a.ix.leads) > 0 {
 		rest := strings.TrimLeft(buf, " \t\r\n")
 		f, more := a.leadClaim(rest)
 		switch {
