@@ -1,12 +1,17 @@
 package textcall
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/sources"
+	"github.com/harnessflow/harnessflow/stages/chatstream"
 )
 
 // This file pins what holds across the formats: two and three calls in
@@ -307,4 +312,56 @@ func FuzzThinkingOpen(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// runThinkingOpen runs an SSE body through the chat graph with
+// chat.textcalls (auto, ThinkingOpen) and returns the events as JSON.
+func runThinkingOpen(t *testing.T, body string) string {
+	t.Helper()
+	n, err := Node(Options{Format: Auto, ThinkingOpen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := chatstream.Graph(chatstream.Options{})
+	if err == nil {
+		g, err = g.InsertBefore(chatstream.AccumulateName, n)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	err = pipeline.Run(context.Background(), g, sources.Reader(strings.NewReader(body)),
+		pipeline.SinkFunc[protocol.ResponseEvent](func(ev protocol.ResponseEvent) error {
+			b, err := ev.MarshalJSON()
+			out.Write(b)
+			out.WriteByte('\n')
+			return err
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// TestStageThinkingOpen: through the stage, a reply that starts inside the
+// block the prompt opened gives reasoning and the call; with the server's
+// reasoning field first, the content is content.
+func TestStageThinkingOpen(t *testing.T) {
+	call := "<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"cmd\": \"ls\"}}\n</tool_call>"
+	events := runThinkingOpen(t, sseOf("I'm\nthink", "ing</th", "ink>\n\n"+call[:9], call[9:]))
+	for _, want := range []string{`I'm\nthink`, `"name":"shell"`} {
+		if !strings.Contains(events, want) {
+			t.Errorf("events lack %s:\n%s", want, events)
+		}
+	}
+	for _, leak := range []string{"think>", "tool_call>", "output_text.delta"} {
+		if strings.Contains(events, leak) {
+			t.Errorf("events show %s:\n%s", leak, events)
+		}
+	}
+	server := "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"Mine.\"}}]}\n\n" + sseOf("Hello there.")
+	events = runThinkingOpen(t, server)
+	if !strings.Contains(events, "Mine.") || !strings.Contains(events, `"delta":"Hello there."`) {
+		t.Errorf("the server's reasoning and the content:\n%s", events)
+	}
 }
