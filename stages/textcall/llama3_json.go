@@ -9,7 +9,8 @@ import (
 //
 //	{"name": "N", "parameters": {…}}
 //
-// optionally after <|python_tag|>, several separated by ';'. Bare JSON is
+// optionally after <|python_tag|>, several separated by ';' (or, as some
+// servers' parsers also take, the elements of a JSON array). Bare JSON is
 // also what a model writes when asked for JSON, so an object is taken as a
 // call only when it is the whole start of the reply (or follows
 // <|python_tag|> or a call), has no keys but name, parameters (or
@@ -33,7 +34,7 @@ func init() {
 		Summary:    `{"name": N, "parameters": {…}} at the start of the reply, optional <|python_tag|>, several separated by ';' (Llama 3.x)`,
 		New:        func(cfg Config) Parser { return &llamaParser{cfg: cfg} },
 		Starts:     []string{llTag},
-		LeadStarts: []string{"{"},
+		LeadStarts: []string{"{", "["},
 		LeadClaim:  claimLlamaLead,
 		Claim:      claimLlama,
 		Models:     []string{"llama"},
@@ -45,6 +46,16 @@ func init() {
 // a Llama model when the tools are not known). It needs more text until
 // the name has come.
 func claimLlamaLead(rest string, cfg Config) Claim {
+	if rest[0] == '[' { // an array of calls: its first element decides
+		r := strings.TrimLeft(rest[1:], " \t\r\n")
+		switch {
+		case r == "":
+			return ClaimMore
+		case r[0] != '{':
+			return ClaimNo
+		}
+		rest = r
+	}
 	var w jsWalker
 	var key string
 	keyStart, valStart := 0, 0
@@ -142,6 +153,7 @@ type llamaParser struct {
 
 	viaTag   bool // the object follows <|python_tag|>: surely meant as a call
 	argsOpen bool // the arguments object has begun (and not ended)
+	inArray  bool // the calls are the elements of a JSON array
 }
 
 // FormatName returns "llama3_json".
@@ -186,7 +198,7 @@ func (p *llamaParser) Close(out []Event) []Event {
 // the gap.
 func (p *llamaParser) space(semi bool) {
 	n := 0
-	for n < len(p.in) && (jwIsSpace(p.in[n]) || (semi && p.in[n] == ';')) {
+	for n < len(p.in) && (jwIsSpace(p.in[n]) || (semi && (p.in[n] == ';' || (p.inArray && p.in[n] == ',')))) {
 		n++
 	}
 	p.gap = append(p.gap, p.in[:n]...)
@@ -217,6 +229,28 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 			p.startCall(false)
 			return out, true
 		}
+		if p.st == llSep && p.inArray && p.in[0] == ']' {
+			p.gap = p.gap[:0] // the array's layout is markup
+			p.in, p.inArray = p.in[1:], false
+			return out, true
+		}
+		if p.st == llStart && p.in[0] == '[' {
+			// An array of calls: its first element must be an object.
+			j := 1
+			for j < len(p.in) && jwIsSpace(p.in[j]) {
+				j++
+			}
+			switch {
+			case j < len(p.in) && p.in[j] == '{':
+				p.gap = append(p.gap, p.in[:j]...)
+				p.in, p.inArray = p.in[j:], true
+				p.raw = p.raw[:0]
+				p.startCall(false)
+				return out, true
+			case j == len(p.in) && !final:
+				return out, false
+			}
+		}
 		yes, maybe := bytesStart(p.in, llTag)
 		switch {
 		case yes:
@@ -228,7 +262,7 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 			return out, false
 		}
 		out = AppendText(out, string(p.gap))
-		p.gap, p.st = p.gap[:0], llProse
+		p.gap, p.st, p.inArray = p.gap[:0], llProse, false
 		return out, true
 	case llProse:
 		v := bytesView(p.in)
@@ -282,7 +316,7 @@ func (p *llamaParser) fail(out []Event, why string) []Event {
 	out = AppendText(out, string(p.gap))
 	out = AppendText(out, string(p.raw))
 	p.reset()
-	p.st = llProse
+	p.st, p.inArray = llProse, false
 	return out
 }
 

@@ -75,9 +75,19 @@ func llamaCases() []replyCase {
 			want:  Reply{Content: `{"name": "shell"}`},
 		},
 		{
-			name:  "a JSON array is text",
-			input: `[{"name": "shell", "parameters": {}}]`,
-			want:  Reply{Content: `[{"name": "shell", "parameters": {}}]`},
+			name:  "a JSON array of calls",
+			input: "[{\"name\": \"shell\", \"parameters\": {}},\n {\"name\": \"b\", \"arguments\": {\"k\": 1}}]\nDone.",
+			want:  Reply{Content: "\nDone.", Calls: []Call{fmtCall("shell", `{}`), fmtCall("b", `{"k":1}`)}},
+		},
+		{
+			name:  "a JSON array of other things is text",
+			input: "[1, 2] and [{\"title\": \"x\"}]",
+			want:  Reply{Content: "[1, 2] and [{\"title\": \"x\"}]"},
+		},
+		{
+			name:  "an array whose first element is no call is text",
+			input: `[{"title": "x"}, {"name": "shell", "parameters": {}}]`,
+			want:  Reply{Content: `[{"title": "x"}, {"name": "shell", "parameters": {}}]`},
 		},
 		{
 			name:  "unterminated call is given back",
@@ -134,6 +144,8 @@ func FuzzLlama3JSON(f *testing.F) {
 		`{"name": "a", "parameters": {"x": [1, {"y": null}]}}; {"name": "b", "parameters": {}}`,
 		`<|python_tag|>{"name": "a", "arguments": "{}"}`,
 		` {"name": "x", "age": 3} text`,
+		`[{"name": "a", "parameters": {}}, {"name": "b", "arguments": {"y": 2}}] tail`,
+		`[ 1, {"name": "a"}]`,
 		`text {"name": "a", "parameters": {}} <|python_`,
 	)
 }
@@ -240,8 +252,12 @@ func autoBareCases() []replyCase {
 			input: "{\"answer\": 42, \"name\": \"shell\"}", want: Reply{Content: "{\"answer\": 42, \"name\": \"shell\"}"}},
 		{name: "a name that is no string", tools: variantTools,
 			input: `{"name": 7, "parameters": {}}`, want: Reply{Content: `{"name": 7, "parameters": {}}`}},
-		{name: "an array", tools: variantTools,
-			input: `[{"name": "shell", "parameters": {}}]`, want: Reply{Content: `[{"name": "shell", "parameters": {}}]`}},
+		{name: "an array of calls", tools: variantTools,
+			input: `[{"name": "shell", "parameters": {"cmd": "ls dir0"}}, {"name": "read_file", "arguments": {"path": "notes/1.md"}}]`,
+			want:  Reply{Calls: wantCalls(2)}},
+		{name: "an array naming no tool", tools: variantTools,
+			input: `[{"name": "Ada", "parameters": {}}]`, want: Reply{Content: `[{"name": "Ada", "parameters": {}}]`}},
+		{name: "an array of numbers", tools: variantTools, input: "[1, 2, 3]", want: Reply{Content: "[1, 2, 3]"}},
 		{name: "plain prose", tools: variantTools, input: "Sure: use {braces} and <tags>.", want: Reply{Content: "Sure: use {braces} and <tags>."}},
 		{name: "a call after prose is prose", tools: variantTools,
 			input: `Run {"name": "shell", "parameters": {"cmd": "ls"}}`, want: Reply{Content: `Run {"name": "shell", "parameters": {"cmd": "ls"}}`}},
