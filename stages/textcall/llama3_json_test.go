@@ -190,10 +190,14 @@ func TestFmtAQuiet(t *testing.T) {
 	for _, set := range []struct {
 		format string
 		cases  []replyCase
-	}{{"hermes", hermesCases()}, {"qwen3_coder", qwen3CoderCases()}, {"llama3_json", llamaCases()}} {
+	}{{"hermes", hermesCases()}, {"qwen3_coder", qwen3CoderCases()}, {"llama3_json", llamaCases()}, {Auto, autoBareCases()}, {Auto, hermesCases()}} {
 		for _, c := range set.cases {
 			for _, sizes := range [][]int{ones(len(c.input)), {3, 5, 7, 11, 13, 17, 19, 23}} {
-				p, _ := NewParser(set.format, Config{})
+				var tools []byte
+				if c.tools != "" {
+					tools = []byte(c.tools)
+				}
+				p, _ := NewParser(set.format, Config{Schemas: schemasFor(t, tools), Model: c.model})
 				all, in := checkQuiet(t, p, c.input, sizes)
 				all = p.Close(p.Feed(all, in))
 				if _, err := Collect(all); err != nil {
