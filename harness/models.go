@@ -46,11 +46,13 @@ type ModelCaps struct {
 	ToolFormat string `json:"tool_format,omitempty"`
 	// ThinkingOpen says the model's chat template ends the generation
 	// prompt with the reasoning block's opening tag when thinking is on
-	// (QwQ, the Qwen3 thinking models, DeepSeek-R1, GLM 4.5+ served from
-	// their templates), so the reply starts inside the block and only
-	// </think> shows: text tool-call recovery reads it as reasoning up to
-	// there (docs/text-tool-calls.md#reasoning-in-the-text). It is not
-	// applied to a turn whose chat body turns thinking off.
+	// (QwQ, the Qwen3 thinking models, DeepSeek-R1 and V3.1, GLM 4.5+
+	// served from their templates), so the reply starts inside the block
+	// and only </think> shows: text tool-call recovery reads it as
+	// reasoning up to there (docs/text-tool-calls.md#reasoning-in-the-text).
+	// It is not applied to a turn whose chat body turns thinking off, nor,
+	// for the template_thinking control (off unless sent), to one whose
+	// body does not turn it on.
 	ThinkingOpen bool `json:"thinking_open,omitempty"`
 	// Matched says an entry of the table matched the model (Lookup sets
 	// it): a model no entry knows gets the native route's default
@@ -82,7 +84,7 @@ var builtinModels = []ModelCaps{
 	{Match: "deepseek-r1", ThinkingOpen: true},
 	{Match: "thinking-2507", Reasoning: request.ReasoningTemplateEnableThinking, ThinkingOpen: true},
 	{Match: "qwen3-next-80b-a3b-thinking", Reasoning: request.ReasoningTemplateEnableThinking, ThinkingOpen: true},
-	{Match: "deepseek-ai/deepseek-v3.1", Reasoning: request.ReasoningTemplateThinking},
+	{Match: "deepseek-ai/deepseek-v3.1", Reasoning: request.ReasoningTemplateThinking, ThinkingOpen: true},
 	{Match: "deepseek-ai/deepseek-v3.2", Reasoning: request.ReasoningTemplateThinking},
 	{Match: "moonshotai/kimi-k2", Reasoning: request.ReasoningTemplateThinking},
 	{Match: "glm-4.5", Reasoning: request.ReasoningThinkingToggle},

@@ -6,6 +6,7 @@ import (
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/decode"
+	"github.com/harnessflow/harnessflow/stages/request"
 	"github.com/harnessflow/harnessflow/stages/textcall"
 )
 
@@ -35,7 +36,10 @@ func (t *Turn) textCallOptions(opts *ResponseOptions) {
 		opts.ToolFormat = t.toolFormat
 	}
 	if !opts.ThinkingOpen && t.Env.Model.ThinkingOpen {
-		opts.ThinkingOpen = !thinkingOff(t.Shaped.Body)
+		on, off := thinkingSwitch(t.Shaped.Body)
+		// DeepSeek's template_thinking switch is off unless sent: its
+		// template opens the block only when the body turns it on.
+		opts.ThinkingOpen = !off && (on || t.Env.Model.Reasoning != request.ReasoningTemplateThinking)
 	}
 	if opts.Model == "" && t.Env.Request != nil {
 		opts.Model = t.Env.Request.Model
@@ -51,11 +55,11 @@ func (t *Turn) textCallOptions(opts *ResponseOptions) {
 	}
 }
 
-// thinkingOff reports whether a chat body turns the model's thinking off:
-// chat_template_kwargs enable_thinking or thinking false, or thinking
-// {"type":"disabled"} — then the template closes the block in the prompt
-// (or opens none) and the reply does not start inside one.
-func thinkingOff(body []byte) bool {
+// thinkingSwitch reports whether a chat body turns the model's thinking
+// on or off: chat_template_kwargs enable_thinking or thinking, or thinking
+// {"type": "enabled" | "disabled"}. Off, the template closes the block in
+// the prompt (or opens none) and the reply does not start inside one.
+func thinkingSwitch(body []byte) (on, off bool) {
 	var b struct {
 		Kwargs struct {
 			EnableThinking *bool `json:"enable_thinking"`
@@ -64,14 +68,16 @@ func thinkingOff(body []byte) bool {
 		Thinking json.RawMessage `json:"thinking"`
 	}
 	if json.Unmarshal(body, &b) != nil {
-		return false
+		return false, false
 	}
 	var typed struct {
 		Type string `json:"type"`
 	}
-	off := func(p *bool) bool { return p != nil && !*p }
-	return off(b.Kwargs.EnableThinking) || off(b.Kwargs.Thinking) ||
-		(json.Unmarshal(b.Thinking, &typed) == nil && typed.Type == "disabled")
+	_ = json.Unmarshal(b.Thinking, &typed)
+	is := func(p *bool, v bool) bool { return p != nil && *p == v }
+	on = is(b.Kwargs.EnableThinking, true) || is(b.Kwargs.Thinking, true) || typed.Type == "enabled"
+	off = is(b.Kwargs.EnableThinking, false) || is(b.Kwargs.Thinking, false) || typed.Type == "disabled"
+	return on, off
 }
 
 // ToolSchemas reads the parameter types of the tools the model was shown:
