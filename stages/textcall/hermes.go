@@ -213,6 +213,7 @@ const (
 	tcParamName                // after <parameter=: the name up to '>'
 	tcValue                    // in a parameter's value
 	tcFuncJSON                 // in a JSON object as a function's body
+	tcPyCall                   // in a call written as a Python dict
 )
 
 // tcMaxName bounds a function or parameter name, so that text that only
@@ -234,6 +235,7 @@ type tcParser struct {
 	fence       bool   // a fence opened the block: ``` may close it
 	lead        bool   // nothing but white space has been given back yet
 	quoted      bool   // the open function's name is quoted (<function name="N">)
+	pyFrom      int    // raw offset of a Python-dict call's '{'
 
 	// XML body.
 	params   argObject // parameters given
@@ -361,9 +363,7 @@ func (p *tcParser) step(out []Event, final bool) ([]Event, bool) {
 			return out, false
 		}
 		if p.in[0] == '{' {
-			p.beginObject()
-			p.st = tcJSON
-			return out, true
+			return p.beginBody(out, final)
 		}
 		yes, maybe := bytesStart(p.in, tcFuncOpen)
 		switch {
@@ -389,6 +389,89 @@ func (p *tcParser) step(out []Event, final bool) ([]Event, bool) {
 		return p.stepValue(out, final)
 	case tcFuncJSON:
 		return p.stepFuncJSON(out, final)
+	case tcPyCall:
+		return p.stepPyCall(out, final)
+	}
+	return out, false
+}
+
+// pyDict reports whether b, which starts with '{', is a Python dict: its
+// first key in single quotes (ClaimMore while only white space follows).
+func pyDict(b []byte) Claim {
+	for _, c := range b[1:] {
+		switch {
+		case jwIsSpace(c):
+		case c == '\'':
+			return ClaimYes
+		default:
+			return ClaimNo
+		}
+	}
+	return ClaimMore
+}
+
+// beginBody begins a call's object at '{': JSON, read as it arrives, or a
+// Python dict (as models trained on templates that render with Python's
+// repr write it), held whole and read once it closes.
+func (p *tcParser) beginBody(out []Event, final bool) ([]Event, bool) {
+	switch pyDict(p.in) {
+	case ClaimMore:
+		if !final {
+			return out, false
+		}
+	case ClaimYes:
+		p.w = jsWalker{stack: p.w.stack[:0], python: true}
+		p.pyFrom = len(p.raw)
+		p.st = tcPyCall
+		return out, true
+	}
+	p.beginObject()
+	p.st = tcJSON
+	return out, true
+}
+
+// stepPyCall reads a call written as a Python dict up to its end, then
+// reads it as the JSON it converts to.
+func (p *tcParser) stepPyCall(out []Event, final bool) ([]Event, bool) {
+	for i := 0; i < len(p.in); i++ {
+		p.raw = append(p.raw, p.in[i])
+		if p.w.Step(p.in[i])&jwErr != 0 {
+			p.in = p.in[i+1:]
+			return p.fail(out, "the call is not a valid Python dict"), true
+		}
+		if !p.w.Done() {
+			continue
+		}
+		p.in = p.in[i+1:]
+		js, ok := literalJSON(string(p.raw[p.pyFrom:]))
+		var call struct {
+			Name       string          `json:"name"`
+			Arguments  json.RawMessage `json:"arguments"`
+			Parameters json.RawMessage `json:"parameters"`
+		}
+		if !ok || json.Unmarshal([]byte(js), &call) != nil {
+			return p.fail(out, "the call is not a valid Python dict"), true
+		}
+		if strings.TrimSpace(call.Name) == "" {
+			return p.fail(out, `the call has no "name"`), true
+		}
+		args := call.Arguments
+		if args == nil {
+			args = call.Parameters
+		}
+		a, ok := argsFromRaw(args)
+		if !ok {
+			return p.fail(out, "the arguments are not an object"), true
+		}
+		out = append(out, Event{Kind: CallBegin, Name: strings.TrimSpace(call.Name)})
+		out = AppendArgs(out, a)
+		out = p.end(out)
+		p.closeWanted = p.inBlock
+		return out, true
+	}
+	p.in = p.in[:0]
+	if final {
+		return p.fail(out, "the call's Python dict is not complete"), true
 	}
 	return out, false
 }
@@ -504,11 +587,12 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 	}
 	if p.inBlock && p.in[0] == '{' {
 		// Another JSON call in the same block.
+		if pyDict(p.in) == ClaimMore && !final {
+			return out, false
+		}
 		p.gap = p.gap[:0]
 		p.raw = p.raw[:0]
-		p.beginObject()
-		p.st = tcJSON
-		return out, true
+		return p.beginBody(out, final)
 	}
 	if p.inBlock {
 		yes, maybe := bytesStart(p.in, tcFuncOpen)

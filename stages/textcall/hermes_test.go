@@ -91,6 +91,26 @@ func hermesCases() []replyCase {
 			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
 		},
 		{
+			name:  "a call written as a Python dict",
+			input: "<tool_call>\n{'name': 'update_plan', 'arguments': {'plan': [{'step': 'a', 'status': 'pending'}], 'done': False, 'note': None}}\n</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("update_plan", `{"plan":[{"step":"a","status":"pending"}],"done":false,"note":null}`)}},
+		},
+		{
+			name:  "two Python-dict calls in one block, then a JSON one",
+			input: "<tool_call>\n{'name': 'a', 'parameters': {}}\n{ 'name': 'b', 'arguments': {'k': (1, 2)}}\n</tool_call><tool_call>{\"name\": \"c\", \"arguments\": {}}</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("a", `{}`), fmtCall("b", `{"k":[1,2]}`), fmtCall("c", `{}`)}},
+		},
+		{
+			name:  "a Python dict that does not close is given back",
+			input: "<tool_call>{'name': 'a', 'arguments': {'x': 1}",
+			want:  Reply{Content: "<tool_call>{'name': 'a', 'arguments': {'x': 1}", Malformed: []string{"hermes: the call's Python dict is not complete"}},
+		},
+		{
+			name:  "a Python dict with no name is given back",
+			input: "<tool_call>{'arguments': {}}</tool_call>",
+			want:  Reply{Content: "<tool_call>{'arguments': {}}</tool_call>", Malformed: []string{`hermes: the call has no "name"`}},
+		},
+		{
 			name:  "<function=N>{json}</function> inside <tool_call>",
 			input: "<tool_call>\n<function=shell>{\"command\": [\"ls\"], \"workdir\": \"/a\"}</function>\n</tool_call><tool_call><function=noargs></function></tool_call>",
 			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"],"workdir":"/a"}`), fmtCall("noargs", `{}`)}},
@@ -326,6 +346,8 @@ func FuzzHermes(f *testing.F) {
 		"```json\n<response>{\"name\": \"a\", \"arguments\": {}}</response>\n```",
 		"<tools>\n{\"name\": \"a\", \"arguments\": {\"x\": [1]}}\n</tools> tail",
 		"```\n{\"name\": \"a\"",
+		"<tool_call>{'name': 'a', 'arguments': {'x': [1, 'y'], 'z': None}}</tool_call>",
+		"<tool_call>{ 'name': 'a'",
 	)
 }
 
