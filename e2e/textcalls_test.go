@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/server"
+	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // textUpstream is a chat server whose model writes its tool calls as text
@@ -142,6 +143,93 @@ func TestCodexTextToolCalls(t *testing.T) {
 				}
 				if !strings.Contains(final, textShellOutput) {
 					t.Errorf("final message does not quote the output %q:\n%s", textShellOutput, final)
+				}
+			}
+			p.stop(t)
+			if got := p.srv.Metrics().Snapshot().TextCalls[[2]string{c.recovers, "recovered"}]; got != 1 {
+				t.Errorf("metrics: %d %s calls recovered, want 1 (%v)", got, c.recovers, p.srv.Metrics().Snapshot().TextCalls)
+			}
+			t.Logf("codex final message: %s", final)
+		})
+	}
+}
+
+// textVariantScript is the scripted model's script for the variants test:
+// a shell command or an apply_patch edit, then a final text quoting the
+// tool's output.
+func textVariantScript(patch bool) *scripted.Script {
+	yes, no := true, false
+	call := scripted.ToolCall{Command: textShellCommand}
+	if patch {
+		args, _ := json.Marshal(map[string]string{"input": textPatch})
+		call = scripted.ToolCall{Name: "apply_patch", Arguments: args}
+	}
+	return &scripted.Script{Turns: []scripted.Turn{
+		{When: &scripted.Match{Tools: &yes, ToolResult: &no}, Text: "Doing it.", ToolCalls: []scripted.ToolCall{call}},
+		{When: &scripted.Match{ToolResult: &yes}, Text: "The tool said: {{tool_output}}"},
+	}}
+}
+
+// TestCodexTextToolVariants drives the real Codex through /v1 against the
+// scripted model as a chat server without a tool parser whose model
+// writes the forms real models write besides the canonical markup: Llama
+// 3's bare JSON calls (no <|python_tag|>; the upstream model a Llama's,
+// or a name that tells no family)
+// and a Qwen3-style reply that starts inside the reasoning block the
+// prompt opened (only </think> shows; the upstream model QwQ, whose caps
+// entry says its template opens the block) followed by a hermes call —
+// for a shell command and for an apply_patch edit each.
+func TestCodexTextToolVariants(t *testing.T) {
+	bin := os.Getenv(codexEnv)
+	if bin == "" {
+		t.Skipf("set %s to a Codex CLI binary to run (scripts/e2e-codex.sh does)", codexEnv)
+	}
+	cases := []struct {
+		name, format, model, recovers string
+		patch                         bool
+	}{
+		{"llama3_json/shell", scripted.TextToolsLlama3JSON, "meta-llama/Llama-3.3-70B-Instruct", "llama3_json", false},
+		{"llama3_json/apply_patch", scripted.TextToolsLlama3JSON, "meta-llama/Llama-3.3-70B-Instruct", "llama3_json", true},
+		// Served under a name that says nothing of the family: the call
+		// is known by naming one of the request's tools.
+		{"llama3_json/shell/served-as-alias", scripted.TextToolsLlama3JSON, "local-model", "llama3_json", false},
+		{"qwen3_thinking/shell", scripted.TextToolsQwen3Thinking, "Qwen/QwQ-32B", "hermes", false},
+		{"qwen3_thinking/apply_patch", scripted.TextToolsQwen3Thinking, "Qwen/QwQ-32B", "hermes", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			script := textVariantScript(c.patch)
+			if err := script.Check(); err != nil {
+				t.Fatal(err)
+			}
+			model, err := scripted.NewWithOptions(script, scripted.Options{TextToolFormat: c.format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := startUpstreamProxy(t, model, func(cfg *server.Config) { cfg.Model = c.model })
+			run := runCodex(t, bin, p.url+"/v1", true)
+			if run.exitCode != 0 {
+				t.Fatalf("codex exited with %d, want 0\n%s", run.exitCode, run)
+			}
+			ev := parseEvents(t, run)
+			final := ev.finalMessage(t)
+			if c.patch {
+				data, err := os.ReadFile(filepath.Join(run.workDir, "patched.txt"))
+				if err != nil || strings.TrimSpace(string(data)) != "patched by a text call" {
+					t.Errorf("work dir patched.txt = %q, %v; want the patch applied\n%s", data, err, run)
+				}
+			} else {
+				if cmd := ev.command(t, "proof.txt"); !strings.Contains(cmd.AggregatedOutput, textShellOutput) {
+					t.Errorf("command output = %q, want %q", cmd.AggregatedOutput, textShellOutput)
+				}
+				if !strings.Contains(final, textShellOutput) {
+					t.Errorf("final message does not quote the output %q:\n%s", textShellOutput, final)
+				}
+			}
+			for _, leak := range []string{"</think>", "The request is clear.", "<tool_call>", `"parameters"`} {
+				if strings.Contains(final, leak) {
+					t.Errorf("final message shows %q (reasoning or markup left in the text):\n%s", leak, final)
 				}
 			}
 			p.stop(t)

@@ -59,6 +59,16 @@ type ModelCaps struct {
 	// model's server refuses: the native route leaves them out, with a
 	// debug log.
 	Unsupported []string `json:"unsupported,omitempty"`
+	// ThinkingOpen says the model's chat template ends the generation
+	// prompt with the reasoning block's opening tag when thinking is on
+	// (QwQ, the Qwen3 thinking models, DeepSeek-R1 and V3.1, GLM 4.5+
+	// served from their templates), so the reply starts inside the block
+	// and only </think> shows: text tool-call recovery reads it as
+	// reasoning up to there (docs/text-tool-calls.md#reasoning-in-the-text).
+	// It is not applied to a turn whose chat body turns thinking off, nor,
+	// for the template_thinking control (off unless sent), to one whose
+	// body does not turn it on.
+	ThinkingOpen bool `json:"thinking_open,omitempty"`
 	// Matched says an entry of the table matched the model (Lookup sets
 	// it): a model no entry knows gets the native route's default
 	// reasoning form (docs/reasoning-controls.md#unknown-models).
@@ -91,8 +101,14 @@ type ModelTable struct {
 // forms; the bare names are the hosted APIs' and take their thinking
 // field. A --model-caps file adds entries before these.
 var builtinModels = []ModelCaps{
-	{Match: "zai-org/glm-", Reasoning: request.ReasoningTemplateEnableThinking},
-	{Match: "deepseek-ai/deepseek-v3.1", Reasoning: request.ReasoningTemplateThinking},
+	{Match: "zai-org/glm-", Reasoning: request.ReasoningTemplateEnableThinking, ThinkingOpen: true},
+	// Templates that open the reasoning block in the prompt: the reply
+	// starts inside it (ThinkingOpen). QwQ and R1 always think.
+	{Match: "qwq", ThinkingOpen: true},
+	{Match: "deepseek-r1", ThinkingOpen: true},
+	{Match: "thinking-2507", Reasoning: request.ReasoningTemplateEnableThinking, ThinkingOpen: true},
+	{Match: "qwen3-next-80b-a3b-thinking", Reasoning: request.ReasoningTemplateEnableThinking, ThinkingOpen: true},
+	{Match: "deepseek-ai/deepseek-v3.1", Reasoning: request.ReasoningTemplateThinking, ThinkingOpen: true},
 	{Match: "deepseek-ai/deepseek-v3.2", Reasoning: request.ReasoningTemplateThinking},
 	{Match: "moonshotai/kimi-k2", Reasoning: request.ReasoningTemplateThinking},
 	{Match: "glm-4.5", Reasoning: request.ReasoningThinkingToggle},
@@ -123,7 +139,7 @@ func BuiltinModels() *ModelTable {
 
 // LoadModelTable reads a model-capabilities file — a JSON array of
 // {"match","reasoning","efforts","max_output_tokens","variants",
-// "tools_in_prompt","tool_format","max_tokens_field","prompt_cache_key",
+// "tools_in_prompt","tool_format","thinking_open","max_tokens_field","prompt_cache_key",
 // "metadata","unsupported"} objects — whose entries go before the
 // built-in ones.
 func LoadModelTable(path string) (*ModelTable, error) {
@@ -147,7 +163,7 @@ func LoadModelTable(path string) (*ModelTable, error) {
 	return &ModelTable{entries: append(entries, builtinModels...)}, nil
 }
 
-const capsFields = `"match","reasoning","efforts","max_output_tokens","variants","tools_in_prompt","tool_format",` +
+const capsFields = `"match","reasoning","efforts","max_output_tokens","variants","tools_in_prompt","tool_format","thinking_open",` +
 	`"max_tokens_field","prompt_cache_key","metadata","unsupported"`
 
 // checkCaps validates one entry of a model-caps file.

@@ -29,6 +29,10 @@ type ResponseOptions struct {
 	// ToolSchemas gives the tool schemas that type recovered arguments; it
 	// is called at most once, and only when markup shows up.
 	ToolSchemas func() textcall.Schemas
+	// ThinkingOpen says the prompt opened a reasoning block, so the reply
+	// starts inside it (the model's caps entry sets it; see
+	// ModelCaps.ThinkingOpen).
+	ThinkingOpen bool
 	// TextCalls, when set, is told of every text tool-call outcome (for
 	// metrics: harnessflow_text_tool_calls_total).
 	TextCalls func(format, outcome string)

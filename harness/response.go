@@ -6,6 +6,7 @@ import (
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/decode"
+	"github.com/harnessflow/harnessflow/stages/request"
 	"github.com/harnessflow/harnessflow/stages/textcall"
 )
 
@@ -19,7 +20,8 @@ func ProtocolGraph(w Wire, opts ResponseOptions) (*pipeline.Graph, error) {
 // decode returns the options of the protocol layer.
 func (o ResponseOptions) decode() decode.Options {
 	return decode.Options{ToolKinds: o.ToolKinds, Unary: o.Unary, MaxEventBytes: o.MaxEventBytes,
-		ToolFormat: o.ToolFormat, Model: o.Model, ToolSchemas: o.ToolSchemas, TextCalls: o.TextCalls, Logger: o.Logger}
+		ToolFormat: o.ToolFormat, Model: o.Model, ToolSchemas: o.ToolSchemas, TextCalls: o.TextCalls, Logger: o.Logger,
+		ThinkingOpen: o.ThinkingOpen}
 }
 
 // textCallOptions fills what opts leaves open of text tool-call recovery
@@ -33,6 +35,12 @@ func (t *Turn) textCallOptions(opts *ResponseOptions) {
 	if opts.ToolFormat == "" {
 		opts.ToolFormat = t.toolFormat
 	}
+	if !opts.ThinkingOpen && t.Env.Model.ThinkingOpen {
+		on, off := thinkingSwitch(t.Shaped.Body)
+		// DeepSeek's template_thinking switch is off unless sent: its
+		// template opens the block only when the body turns it on.
+		opts.ThinkingOpen = !off && (on || t.Env.Model.Reasoning != request.ReasoningTemplateThinking)
+	}
 	if opts.Model == "" && t.Env.Request != nil {
 		opts.Model = t.Env.Request.Model
 	}
@@ -45,6 +53,31 @@ func (t *Turn) textCallOptions(opts *ResponseOptions) {
 	if opts.Logger == nil {
 		opts.Logger = t.Env.Logger
 	}
+}
+
+// thinkingSwitch reports whether a chat body turns the model's thinking
+// on or off: chat_template_kwargs enable_thinking or thinking, or thinking
+// {"type": "enabled" | "disabled"}. Off, the template closes the block in
+// the prompt (or opens none) and the reply does not start inside one.
+func thinkingSwitch(body []byte) (on, off bool) {
+	var b struct {
+		Kwargs struct {
+			EnableThinking *bool `json:"enable_thinking"`
+			Thinking       *bool `json:"thinking"`
+		} `json:"chat_template_kwargs"`
+		Thinking json.RawMessage `json:"thinking"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return false, false
+	}
+	var typed struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(b.Thinking, &typed)
+	is := func(p *bool, v bool) bool { return p != nil && *p == v }
+	on = is(b.Kwargs.EnableThinking, true) || is(b.Kwargs.Thinking, true) || typed.Type == "enabled"
+	off = is(b.Kwargs.EnableThinking, false) || is(b.Kwargs.Thinking, false) || typed.Type == "disabled"
+	return on, off
 }
 
 // ToolSchemas reads the parameter types of the tools the model was shown:

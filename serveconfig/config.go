@@ -177,13 +177,14 @@ type Caps struct {
 	PromptCacheKey *bool
 	Metadata       *bool
 	Unsupported    []string
+	ThinkingOpen   *bool
 }
 
 // IsZero reports whether the entry sets no capability.
 func (c Caps) IsZero() bool {
 	return c.Reasoning == nil && c.Efforts == nil && c.MaxOutputTokens == nil && c.Variants == nil &&
 		c.ToolsInPrompt == nil && c.ToolFormat == nil && c.MaxTokensField == nil && c.PromptCacheKey == nil &&
-		c.Metadata == nil && c.Unsupported == nil
+		c.Metadata == nil && c.Unsupported == nil && c.ThinkingOpen == nil
 }
 
 // Over returns base with the fields c sets replaced (variants merged, c's
@@ -225,6 +226,9 @@ func (c Caps) Over(base harness.ModelCaps) harness.ModelCaps {
 	}
 	if c.Unsupported != nil {
 		base.Unsupported = c.Unsupported
+	}
+	if c.ThinkingOpen != nil {
+		base.ThinkingOpen = *c.ThinkingOpen
 	}
 	return base
 }
@@ -725,7 +729,7 @@ func (v *validator) model(i int, f *fileModel, c *Config) *Model {
 // caps validates a model entry's capabilities.
 func (v *validator) caps(f *fileModel, at func(string) int, where string) Caps {
 	c := Caps{Efforts: f.Efforts, MaxOutputTokens: f.MaxOutputTokens, Variants: f.Variants, ToolsInPrompt: f.ToolsInPrompt, ToolFormat: f.ToolFormat,
-		PromptCacheKey: f.PromptCacheKey, Metadata: f.Metadata, Unsupported: f.Unsupported}
+		PromptCacheKey: f.PromptCacheKey, Metadata: f.Metadata, Unsupported: f.Unsupported, ThinkingOpen: f.ThinkingOpen}
 	if f.Reasoning != nil {
 		r := request.ReasoningControl(*f.Reasoning)
 		c.Reasoning = &r

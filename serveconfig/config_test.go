@@ -403,3 +403,31 @@ func TestAutoHarness(t *testing.T) {
 		}
 	}
 }
+
+func TestCapsThinkingOpen(t *testing.T) {
+	on, off := true, false
+	if (Caps{ThinkingOpen: &off}).IsZero() {
+		t.Error("an entry setting thinking_open is zero")
+	}
+	if got := (Caps{ThinkingOpen: &on}).Over(harness.ModelCaps{}); !got.ThinkingOpen {
+		t.Error("thinking_open = true not applied")
+	}
+	if got := (Caps{ThinkingOpen: &off}).Over(harness.ModelCaps{ThinkingOpen: true}); got.ThinkingOpen {
+		t.Error("thinking_open = false does not override the built-in entry")
+	}
+	c, err := Parse([]byte("[upstreams.u]\nbase_url = \"http://127.0.0.1:1/v1\"\n[[models]]\nname = \"qwq\"\nupstreams = [\"u\"]\nthinking_open = false\n"), "t.toml", testEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Route("qwq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := r.Entry.ModelTable(harness.BuiltinModels(), "Qwen/QwQ-32B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table.Lookup("Qwen/QwQ-32B").ThinkingOpen {
+		t.Error("the file's thinking_open = false does not reach the model table")
+	}
+}

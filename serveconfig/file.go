@@ -64,6 +64,7 @@ type fileModel struct {
 	PromptCacheKey  *bool             `toml:"prompt_cache_key"`
 	Metadata        *bool             `toml:"metadata"`
 	Unsupported     []string          `toml:"unsupported"`
+	ThinkingOpen    *bool             `toml:"thinking_open"`
 }
 
 // duration is a Go duration string in the file ("90s", "2m").

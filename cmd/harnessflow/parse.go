@@ -14,7 +14,7 @@ import (
 )
 
 // parseSynopsis is the short usage of parse.
-const parseSynopsis = "Usage: harnessflow parse --harness NAME [--variant V] [FILE|-]\n       harnessflow parse --tool-format FORMAT [--tools FILE] [--model NAME] [FILE|-]"
+const parseSynopsis = "Usage: harnessflow parse --harness NAME [--variant V] [FILE|-]\n       harnessflow parse --tool-format FORMAT [--tools FILE] [--model NAME] [--thinking-open] [FILE|-]"
 
 // parserNames lists the registered harnesses that have a text-protocol
 // parser.
@@ -39,6 +39,7 @@ func runParse(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	toolFormat := fs.String("tool-format", "", "read the reply for tool calls and reasoning written as text in `FORMAT` (auto or one of: "+strings.Join(textcall.Names(), ", ")+") instead of a harness's protocol")
 	toolsFile := fs.String("tools", "", "with --tool-format: a Responses request or a JSON array of Responses tools (`FILE`) whose schemas type the arguments")
 	modelName := fs.String("model", "", "with --tool-format: the model name (auto prefers its family's format)")
+	thinkingOpen := fs.Bool("thinking-open", false, "with --tool-format: the prompt opened a reasoning block, so the reply starts inside it (also when the built-in caps entry of --model says its template opens one)")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, parseSynopsis)
@@ -58,7 +59,8 @@ func runParse(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		case fs.NArg() > 1:
 			return usageError(stderr, "parse", parseSynopsis, "%s", extraArgs(fs, 1))
 		}
-		return parseToolFormat(ctx, *toolFormat, *toolsFile, *modelName, fs.Arg(0), stdin, stdout, stderr)
+		open := *thinkingOpen || (*modelName != "" && harness.BuiltinModels().Lookup(*modelName).ThinkingOpen)
+		return parseToolFormat(ctx, *toolFormat, *toolsFile, *modelName, open, fs.Arg(0), stdin, stdout, stderr)
 	}
 	switch {
 	case *name == "":
@@ -85,7 +87,7 @@ func runParse(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 // parseToolFormat implements `harnessflow parse --tool-format FORMAT`: one
 // whole model reply read for tool calls and reasoning written as text.
-func parseToolFormat(ctx context.Context, format, toolsFile, model, input string, stdin io.Reader, stdout, stderr io.Writer) int {
+func parseToolFormat(ctx context.Context, format, toolsFile, model string, thinkingOpen bool, input string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if format == textcall.Off {
 		return fail(stderr, "parse", exitUsage, "--tool-format: off reads nothing; give auto or one of: %s", strings.Join(textcall.Names(), ", "))
 	}
@@ -104,7 +106,7 @@ func parseToolFormat(ctx context.Context, format, toolsFile, model, input string
 	if err != nil {
 		return fail(stderr, "parse", exitUsage, "%s: %v", src, err)
 	}
-	rep, err := textcall.ParseReply(textcall.ReaderOptions{Format: format, Config: textcall.Config{Schemas: schemas, Model: model}}, string(data))
+	rep, err := textcall.ParseReply(textcall.ReaderOptions{Format: format, Config: textcall.Config{Schemas: schemas, Model: model}, ThinkingOpen: thinkingOpen}, string(data))
 	if err != nil {
 		return fail(stderr, "parse", exitError, "%s: %v", src, err)
 	}

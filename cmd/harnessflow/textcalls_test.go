@@ -86,3 +86,24 @@ func TestTranslateToolFormat(t *testing.T) {
 		}
 	}
 }
+
+// parse --thinking-open (or a --model whose caps entry says so) reads a
+// reply that starts inside the reasoning the prompt opened.
+func TestParseThinkingOpen(t *testing.T) {
+	const reply = "Check the tree first.</think>\n\n<tool_call>\n{\"name\": \"exec_command\", \"arguments\": {\"cmd\": \"ls\"}}\n</tool_call>"
+	for _, args := range [][]string{
+		{"parse", "--tool-format", "hermes", "--thinking-open"},
+		{"parse", "--tool-format", "auto", "--model", "Qwen/QwQ-32B"},
+	} {
+		code, out, errOut := cli(t, reply, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if !strings.Contains(out, `"content":""`) || !strings.Contains(out, `"reasoning":"Check the tree first."`) || !strings.Contains(out, `"name":"exec_command"`) {
+			t.Errorf("%v: %s", args, out)
+		}
+	}
+	if _, out, _ := cli(t, reply, "parse", "--tool-format", "hermes"); !strings.Contains(out, `"content":"Check the tree first.\u003c/think\u003e`) && !strings.Contains(out, `"content":"Check the tree first.</think>`) {
+		t.Errorf("without the flag the reasoning is text: %s", out)
+	}
+}

@@ -278,6 +278,7 @@ type answer struct {
 	calls           []call
 	commands        []string // nameless calls of a text protocol, rendered into the text (protocols.go)
 	toolText        string   // the calls written as text after the text (Options.TextToolFormat)
+	thinkText       string   // reasoning and </think> written before the text (qwen3_thinking)
 	finish          string
 }
 
@@ -525,11 +526,8 @@ func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, turn.Status, turn.Error)
 		return
 	}
-	if f := h.opts.textTools(); f != "" && len(a.calls) > 0 {
-		a.toolText, a.calls = toolCallText(f, a.calls), nil
-		if a.finish == "tool_calls" {
-			a.finish = "stop"
-		}
+	if f := h.opts.textTools(); f != "" {
+		textAnswer(f, &a)
 	}
 	if !req.stream {
 		h.unary(w, req, id, a)
@@ -547,7 +545,7 @@ func requestHash(body []byte) string {
 // usage of an answer, computed from sizes (about 4 bytes per token).
 func usage(req *request, a answer) *usageJSON {
 	tok := func(n int) int64 { return int64((n + 3) / 4) }
-	out := len(a.text) + len(a.toolText)
+	out := len(a.thinkText) + len(a.text) + len(a.toolText)
 	for _, c := range a.calls {
 		out += len(c.name) + len(c.args)
 	}
@@ -659,6 +657,11 @@ func (h *Handler) streamAnswer(w http.ResponseWriter, r *http.Request, req *requ
 			return
 		}
 	}
+	for _, f := range awkwardFragments(a.thinkText) {
+		if !chunk(deltaJSON{Content: &f}, nil) {
+			return
+		}
+	}
 	for _, f := range fragments(a.text, size) {
 		if !chunk(deltaJSON{Content: &f}, nil) {
 			return
@@ -728,6 +731,7 @@ func (h *Handler) unary(w http.ResponseWriter, req *request, id string, a answer
 			}
 			text += a.toolText
 		}
+		text = a.thinkText + text
 		msg.Content = &text
 	}
 	for _, c := range a.calls {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -20,8 +21,11 @@ import (
 // "stop"); the text is streamed in fragments of uneven sizes that cut its
 // markers. The formats:
 //
-//	hermes:       <tool_call>\n{"name": N, "arguments": {…}}\n</tool_call>
-//	qwen3_coder:  <tool_call>\n<function=N>\n<parameter=P>\nVALUE\n</parameter>\n…</function>\n</tool_call>
+//	hermes:          <tool_call>\n{"name": N, "arguments": {…}}\n</tool_call>
+//	qwen3_coder:     <tool_call>\n<function=N>\n<parameter=P>\nVALUE\n</parameter>\n…</function>\n</tool_call>
+//	llama3_json:     {"name": N, "parameters": {…}}; {…} — the calls are the whole reply (Llama 3.x, no <|python_tag|>)
+//	qwen3_thinking:  hermes calls in a reply that starts inside a reasoning block the prompt opened
+//	                 (Qwen3 thinking, QwQ): REASONING</think>\n\nTEXT<tool_call>…; every answer starts so
 //
 // (a qwen3_coder VALUE is a string parameter's raw text, or the JSON of
 // any other value). A request without tools may list its tools in its
@@ -37,7 +41,7 @@ import (
 // support answers; calls are then answered as text (TextToolFormat, hermes
 // when it is empty).
 type Options struct {
-	// TextToolFormat is "" (tool_calls deltas), "hermes" or "qwen3_coder".
+	// TextToolFormat is "" (tool_calls deltas) or one of TextToolFormats.
 	TextToolFormat string
 	// RejectTools refuses requests that carry tools (HTTP 400).
 	RejectTools bool
@@ -45,20 +49,25 @@ type Options struct {
 
 // Text tool-call formats (Options.TextToolFormat).
 const (
-	TextToolsHermes     = "hermes"
-	TextToolsQwen3Coder = "qwen3_coder"
+	TextToolsHermes        = "hermes"
+	TextToolsQwen3Coder    = "qwen3_coder"
+	TextToolsLlama3JSON    = "llama3_json"
+	TextToolsQwen3Thinking = "qwen3_thinking"
 )
 
 // TextToolFormats lists the formats Options.TextToolFormat takes.
-var TextToolFormats = []string{TextToolsHermes, TextToolsQwen3Coder}
+var TextToolFormats = []string{TextToolsHermes, TextToolsQwen3Coder, TextToolsLlama3JSON, TextToolsQwen3Thinking}
+
+// thinkingText is the reasoning a qwen3_thinking answer starts with when
+// its turn gives none.
+const thinkingText = "The request is clear.\nI will answer it step by step."
 
 // ErrToolsRejected is the message of the HTTP 400 of Options.RejectTools.
 const ErrToolsRejected = "tools are not supported"
 
 // Check reports an unknown TextToolFormat.
 func (o Options) Check() error {
-	switch o.TextToolFormat {
-	case "", TextToolsHermes, TextToolsQwen3Coder:
+	if o.TextToolFormat == "" || slices.Contains(TextToolFormats, o.TextToolFormat) {
 		return nil
 	}
 	return fmt.Errorf("scripted: unknown text tool-call format %q: want %s", o.TextToolFormat, strings.Join(TextToolFormats, " or "))
@@ -75,6 +84,15 @@ func (o Options) textTools() string {
 // toolCallText writes an answer's calls in format.
 func toolCallText(format string, calls []call) string {
 	var b strings.Builder
+	if format == TextToolsLlama3JSON {
+		for i, c := range calls {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(`{"name": ` + marshal(c.name) + `, "parameters": ` + c.args + "}")
+		}
+		return b.String()
+	}
 	for i, c := range calls {
 		if i > 0 {
 			b.WriteByte('\n')
@@ -98,6 +116,30 @@ func toolCallText(format string, calls []call) string {
 		b.WriteString("</tool_call>")
 	}
 	return b.String()
+}
+
+// textAnswer rewrites an answer for a model whose server passes its text
+// on as it is (Options.TextToolFormat format): the calls as text; a Llama
+// 3 reply of calls holds nothing else; a qwen3_thinking answer starts
+// inside the reasoning block the prompt opened, so its reasoning comes
+// first in the content, closed by </think>.
+func textAnswer(format string, a *answer) {
+	if len(a.calls) > 0 {
+		a.toolText, a.calls = toolCallText(format, a.calls), nil
+		if a.finish == "tool_calls" {
+			a.finish = "stop"
+		}
+		if format == TextToolsLlama3JSON {
+			a.text = ""
+		}
+	}
+	if format == TextToolsQwen3Thinking {
+		thought := a.reasoning
+		if thought == "" {
+			thought = thinkingText
+		}
+		a.thinkText, a.reasoning = thought+"</think>\n\n", ""
+	}
 }
 
 type field struct {

@@ -174,3 +174,49 @@ func TestRejectTools(t *testing.T) {
 		t.Errorf("unknown format: %v", err)
 	}
 }
+
+// TestTextToolsLlamaAndThinking: llama3_json answers with the bare JSON
+// calls and nothing else; qwen3_thinking starts every answer inside the
+// reasoning block the prompt opened (closed by </think>, cut across
+// fragments), then the text and the hermes calls.
+func TestTextToolsLlamaAndThinking(t *testing.T) {
+	execTool := tool("exec_command", `{"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}`)
+	hermesCall := "<tool_call>\n{\"name\": \"exec_command\", \"arguments\": {\"cmd\":\"echo hello from harnessflow\"}}\n</tool_call>"
+	// The default script's first turn has reasoning: it comes first in
+	// the content.
+	const think = "I can run commands here. I will run a harmless one first.</think>\n\nLet me run a quick command.\n\n"
+	for _, c := range []struct {
+		format, prefix, suffix string
+		exact                  bool
+		cut                    string
+	}{
+		{scripted.TextToolsLlama3JSON, "", `{"name": "exec_command", "parameters": {"cmd":"echo hello from harnessflow"}}`, true, `"parameters"`},
+		{scripted.TextToolsQwen3Thinking, think, hermesCall, false, "</think>"},
+	} {
+		t.Run(c.format, func(t *testing.T) {
+			h, err := scripted.NewWithOptions(nil, scripted.Options{TextToolFormat: c.format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := serve(t, h, http.MethodPost, "/v1/chat/completions", chatRequest(true, []string{execTool}, msg("user", "hi")))
+			frags, toolCalls, finish := streamedContent(t, w.Body.Bytes())
+			joined := strings.Join(frags, "")
+			if toolCalls || finish != "stop" {
+				t.Errorf("tool_calls deltas %v, finish %q: want none and stop", toolCalls, finish)
+			}
+			if !strings.HasPrefix(joined, c.prefix) || !strings.HasSuffix(joined, c.suffix) || (c.exact && joined != c.suffix) {
+				t.Errorf("content:\n%q\nwant %q … %q", joined, c.prefix, c.suffix)
+			}
+			if !cutInside(frags, c.cut) {
+				t.Errorf("no fragment boundary inside %s: %q", c.cut, frags)
+			}
+			u := unaryChat(t, h, chatRequest(false, []string{execTool}, msg("user", "hi")))
+			if len(u.calls) != 0 || u.content != joined {
+				t.Errorf("unary answer %+v, want the streamed content", u)
+			}
+		})
+	}
+	if err := (scripted.Options{TextToolFormat: "llama4"}).Check(); err == nil || !strings.Contains(err.Error(), "llama3_json") {
+		t.Errorf("Check of an unknown format: %v", err)
+	}
+}

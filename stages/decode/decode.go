@@ -39,6 +39,9 @@ type Options struct {
 	// ToolSchemas gives the tool schemas that type recovered arguments; it
 	// is called at most once, and only when markup shows up.
 	ToolSchemas func() textcall.Schemas
+	// ThinkingOpen says the prompt opened a reasoning block, so the reply
+	// starts inside it; it turns chat.textcalls on even with no format.
+	ThinkingOpen bool
 	// TextCalls, when set, is told of every text tool-call outcome.
 	TextCalls func(format, outcome string)
 	// Logger receives the debug records of markup given back as text; nil
@@ -64,15 +67,16 @@ func Graph(w wire.Wire, opts Options) (*pipeline.Graph, error) {
 		} else {
 			g, err = chatstream.Graph(co)
 		}
-		if err != nil || opts.ToolFormat == "" || opts.ToolFormat == textcall.Off {
+		if err != nil || ((opts.ToolFormat == "" || opts.ToolFormat == textcall.Off) && !opts.ThinkingOpen) {
 			return g, err
 		}
 		n, err := textcall.Node(textcall.Options{
-			Format:      opts.ToolFormat,
-			Config:      textcall.Config{Model: opts.Model},
-			LoadSchemas: opts.ToolSchemas,
-			Observe:     opts.TextCalls,
-			Logger:      opts.Logger,
+			Format:       opts.ToolFormat,
+			ThinkingOpen: opts.ThinkingOpen,
+			Config:       textcall.Config{Model: opts.Model},
+			LoadSchemas:  opts.ToolSchemas,
+			Observe:      opts.TextCalls,
+			Logger:       opts.Logger,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("decode: --tool-format: %w", err)

@@ -17,6 +17,8 @@ func TestGraph(t *testing.T) {
 		{wire.Chat, Options{Unary: true}, "chat.unary chat.accumulate chat.finalize"},
 		{wire.Chat, Options{ToolFormat: "off"}, "sse.decode chat.decode chat.accumulate chat.finalize"},
 		{wire.Chat, Options{ToolFormat: "hermes"}, "sse.decode chat.decode chat.textcalls chat.accumulate chat.finalize"},
+		{wire.Chat, Options{ToolFormat: "off", ThinkingOpen: true}, "sse.decode chat.decode chat.textcalls chat.accumulate chat.finalize"},
+		{wire.Chat, Options{ThinkingOpen: true}, "sse.decode chat.decode chat.textcalls chat.accumulate chat.finalize"},
 		{wire.Chat, Options{ToolFormat: "hermez"}, `ERR decode: --tool-format: unknown tool format "hermez"`},
 		{wire.Messages, Options{}, "sse.decode anthropic.decode anthropic.accumulate"},
 		{wire.Responses, Options{}, "sse.decode responses.decode"},

@@ -19,6 +19,7 @@ type auto struct {
 	locked  Parser
 	name    string
 	hinted  []*Format // formats whose ModelStarts the model name turns on
+	ix      *autoIndex
 }
 
 // autoIndex is what auto needs of the registry: the formats by name, every
@@ -27,12 +28,16 @@ type autoIndex struct {
 	fs      []*Format
 	starts  []string
 	trigger byteSet
+	leads   []*Format
+	lead    byteSet
 }
 
 // byteSet is a set of bytes: the bytes a marker can begin with.
 type byteSet [4]uint64
 
 func (b *byteSet) add(c byte) { b[c>>6] |= 1 << (c & 63) }
+
+func (b *byteSet) has(c byte) bool { return b[c>>6]&(1<<(c&63)) != 0 }
 
 // in reports whether s holds a byte of the set: one table look-up per byte,
 // cheaper than strings.ContainsAny for the short deltas a stream carries.
@@ -61,6 +66,12 @@ func index() *autoIndex {
 				ix.trigger.add(s[0])
 			}
 		}
+		if len(f.LeadStarts) > 0 && f.LeadClaim != nil {
+			ix.leads = append(ix.leads, f)
+			for _, s := range f.LeadStarts {
+				ix.lead.add(s[0])
+			}
+		}
 	}
 	registryMu.Lock()
 	startIndex = ix
@@ -70,7 +81,7 @@ func index() *autoIndex {
 
 func newAuto(cfg Config) *auto {
 	ix := index()
-	a := &auto{cfg: cfg, fs: ix.fs, starts: ix.starts, trigger: ix.trigger}
+	a := &auto{cfg: cfg, fs: ix.fs, starts: ix.starts, trigger: ix.trigger, ix: ix}
 	model := strings.ToLower(cfg.Model)
 	prefers := func(f *Format) bool {
 		return model != "" && slices.ContainsFunc(f.Models, func(m string) bool { return strings.Contains(model, m) })
@@ -117,10 +128,38 @@ func (a *auto) Quiet(s string) bool {
 	if a.held != "" || a.trigger.in(s) {
 		return false
 	}
-	if !a.seen && !isSpace(s) {
+	if !a.seen {
+		rest := strings.TrimLeft(s, " \t\r\n")
+		if rest == "" {
+			return true
+		}
+		if a.ix.lead.has(rest[0]) {
+			return false // the reply may start with a bare call
+		}
 		a.seen = true
 	}
 	return true
+}
+
+// leadClaim reads the first text of the reply, rest (white space before
+// it left out), for a format whose LeadStarts it begins with: the format
+// that claims it, or whether more text is needed to tell.
+func (a *auto) leadClaim(rest string) (_ *Format, more bool) {
+	if rest == "" || !a.ix.lead.has(rest[0]) {
+		return nil, false
+	}
+	for _, f := range a.ix.leads {
+		if hasPrefixAny(rest, f.LeadStarts...) == "" && !partialOf(rest, f.LeadStarts...) {
+			continue
+		}
+		switch f.LeadClaim(rest, a.cfg) {
+		case ClaimYes:
+			return f, false
+		case ClaimMore:
+			more = true
+		}
+	}
+	return nil, more
 }
 
 // Feed gives back text until a format's markup starts, then hands the rest
@@ -131,6 +170,21 @@ func (a *auto) Feed(out []Event, s string) []Event {
 	}
 	buf := a.held + s
 	a.held = ""
+	if !a.seen && len(a.ix.leads) > 0 {
+		rest := strings.TrimLeft(buf, " \t\r\n")
+		f, more := a.leadClaim(rest)
+		switch {
+		case f != nil:
+			out = a.give(out, buf[:len(buf)-len(rest)])
+			a.locked, a.name = f.New(a.cfg), f.Name
+			return a.locked.Feed(out, rest)
+		case more:
+			// Held while the reply so far can still become a call.
+			out = a.give(out, buf[:len(buf)-len(rest)])
+			a.held = rest
+			return out
+		}
+	}
 	for buf != "" {
 		at, which := IndexFirst(buf, a.starts...)
 		if at < 0 {

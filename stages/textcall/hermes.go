@@ -2,6 +2,7 @@ package textcall
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -22,32 +23,178 @@ import (
 
 // Markers of the <tool_call> family.
 const (
-	tcOpenTag   = "<tool_call>"
-	tcCloseTag  = "</tool_call>"
-	tcFuncOpen  = "<function="
-	tcFuncClose = "</function>"
-	tcParamOpen = "<parameter="
-	tcParamEnd  = "</parameter>"
+	tcOpenTag      = "<tool_call>"
+	tcCloseTag     = "</tool_call>"
+	tcFuncOpen     = "<function="
+	tcFuncNameOpen = "<function name=\""
+	tcFuncClose    = "</function>"
+	tcParamOpen    = "<parameter="
+	tcParamEnd     = "</parameter>"
+	tcFence        = "```"
 )
+
+// The variants models of the family write besides <tool_call> (the forms
+// llama.cpp's Hermes parser accepts, and Functionary's): a call as
+// <function=N>{json}</function> or <function name="N">{json}</function>
+// anywhere in the reply; and, at the start of the reply only, a JSON call
+// in another wrapper tag (tcWrappers) or a Markdown fence (```, ```json,
+// ```xml, around a wrapper or the bare object), taken only when the
+// object's first key is "name" and names a tool of the request — a fenced
+// JSON example in an answer is not a call.
+var tcWrappers = []string{"<function_call>", "<tools>", "<tool>", "<response>", "<json>", "<xml>", "<JSON>"}
+
+// tcLeadStarts are the starts read only at the start of the reply.
+var tcLeadStarts = append([]string{tcFence}, tcWrappers...)
 
 func init() {
 	Register(Format{
-		Name:    "hermes",
-		Summary: `<tool_call>{"name": N, "arguments": {…}}</tool_call> per call (Hermes, Qwen2.5, Qwen3)`,
-		New:     func(cfg Config) Parser { return newTCParser("hermes", cfg, false) },
-		Starts:  []string{tcOpenTag},
-		Claim:   claimHermes,
-		Models:  []string{"hermes", "qwen2", "qwq", "qwen3"},
+		Name:       "hermes",
+		Summary:    `<tool_call>{"name": N, "arguments": {…}}</tool_call> per call (Hermes, Qwen2.5, Qwen3)`,
+		New:        func(cfg Config) Parser { return newTCParser("hermes", cfg, true) },
+		Starts:     []string{tcOpenTag, tcFuncOpen, tcFuncNameOpen},
+		Claim:      claimHermes,
+		LeadStarts: tcLeadStarts,
+		LeadClaim:  func(rest string, cfg Config) Claim { c, _, _, _ := tcLead(rest, cfg, false); return c },
+		Models:     []string{"hermes", "qwen2", "qwq", "qwen3"},
 	})
 }
 
-// claimHermes claims a <tool_call> whose body starts with '{'.
+// claimHermes claims a <tool_call> whose body starts with '{', and a
+// function tag whose body is a JSON object.
 func claimHermes(rest string, _ bool) Claim {
+	switch {
+	case strings.HasPrefix(rest, tcFuncOpen):
+		c, body := tcBareFunctionBody(rest, false)
+		if c == ClaimYes && body != '{' {
+			return ClaimNo // Qwen3-Coder's XML body
+		}
+		return c
+	case strings.HasPrefix(rest, tcFuncNameOpen):
+		return tcNamedFunction(rest, false)
+	}
 	body := strings.TrimLeft(rest[len(tcOpenTag):], " \t\r\n")
 	switch {
 	case body == "":
 		return ClaimMore
 	case body[0] == '{':
+		return ClaimYes
+	}
+	return ClaimNo
+}
+
+// tcLead reads an opener at the start of the reply s: a fence (```,
+// ```json or ```xml, then a new line) and a wrapper tag (tcWrappers, or
+// <tool_call> inside a fence), either or both, then white space and a
+// JSON object whose first key is "name" naming a tool of the request (any
+// name when the tools are not known). On ClaimYes n is the opener's
+// length (up to the '{'), closeTag the wrapper's closing tag ("" none) and
+// fence whether a fence opened. With final, what cannot be told is no.
+func tcLead(s string, cfg Config, final bool) (c Claim, n int, closeTag string, fence bool) {
+	more := ClaimMore
+	if final {
+		more = ClaimNo
+	}
+	i := 0
+	switch {
+	case strings.HasPrefix(s, tcFence):
+		fence, i = true, len(tcFence)
+		for _, lang := range [...]string{"json", "xml"} {
+			if strings.HasPrefix(s[i:], lang) {
+				i += len(lang)
+				break
+			}
+			if partialOf(s[i:], lang) {
+				return more, 0, "", false
+			}
+		}
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') && i < 16 {
+			i++
+		}
+		switch {
+		case i == len(s):
+			return more, 0, "", false
+		case s[i] != '\n':
+			return ClaimNo, 0, "", false
+		}
+		i++
+	case partialOf(s, tcFence):
+		return more, 0, "", false
+	}
+	ws := spaceLen(s[i:])
+	if ws > tcMaxName {
+		return ClaimNo, 0, "", false
+	}
+	i += ws
+	if i == len(s) {
+		return more, 0, "", false
+	}
+	wrappers := tcWrappers
+	if fence {
+		wrappers = append([]string{tcOpenTag}, tcWrappers...)
+	}
+	for _, w := range wrappers {
+		if strings.HasPrefix(s[i:], w) {
+			closeTag = "</" + w[1:]
+			i += len(w)
+			break
+		}
+		if partialOf(s[i:], w) {
+			return more, 0, "", false
+		}
+	}
+	if !fence && closeTag == "" {
+		return ClaimNo, 0, "", false
+	}
+	ws = spaceLen(s[i:])
+	if ws > tcMaxName {
+		return ClaimNo, 0, "", false
+	}
+	i += ws
+	if c = tcNamedObject(s[i:], cfg, final); c != ClaimYes {
+		return c, 0, "", false
+	}
+	return ClaimYes, i, closeTag, fence
+}
+
+// tcNamedObject reports whether s starts a JSON object whose first key is
+// "name" with a string value naming a tool of the request (any name when
+// the tools are not known).
+func tcNamedObject(s string, cfg Config, final bool) Claim {
+	more := ClaimMore
+	if final {
+		more = ClaimNo
+	}
+	if s == "" {
+		return more
+	}
+	if s[0] != '{' {
+		return ClaimNo
+	}
+	r := strings.TrimLeft(s[1:], " \t\r\n")
+	for _, tok := range [...]string{`"name"`, ":", `"`} {
+		switch {
+		case r == "" || partialOf(r, tok):
+			return more
+		case !strings.HasPrefix(r, tok):
+			return ClaimNo
+		}
+		r = r[len(tok):]
+		if tok != `"` {
+			r = strings.TrimLeft(r, " \t\r\n")
+		}
+	}
+	end := strings.IndexByte(r, '"')
+	switch {
+	case end < 0 && len(r) > tcMaxName:
+		return ClaimNo
+	case end < 0:
+		return more
+	}
+	name := strings.TrimSpace(r[:end])
+	switch {
+	case name == "" || strings.ContainsRune(name, '\\'):
+		return ClaimNo
+	case cfg.Schemas == nil || cfg.Schemas.Has(name):
 		return ClaimYes
 	}
 	return ClaimNo
@@ -66,6 +213,7 @@ const (
 	tcParamName                // after <parameter=: the name up to '>'
 	tcValue                    // in a parameter's value
 	tcFuncJSON                 // in a JSON object as a function's body
+	tcPyCall                   // in a call written as a Python dict
 )
 
 // tcMaxName bounds a function or parameter name, so that text that only
@@ -81,8 +229,13 @@ type tcParser struct {
 	st     tcState
 	gap    []byte // white space after a call, given back if text follows
 
-	inBlock     bool // inside <tool_call> … </tool_call>
-	closeWanted bool // a </tool_call> may close the block of the last call
+	inBlock     bool   // inside <tool_call> … </tool_call> (or another wrapper)
+	closeWanted bool   // the block's closing tag may close the block of the last call
+	closeTag    string // the open block's closing tag ("": </tool_call>)
+	fence       bool   // a fence opened the block: ``` may close it
+	lead        bool   // nothing but white space has been given back yet
+	quoted      bool   // the open function's name is quoted (<function name="N">)
+	pyFrom      int    // raw offset of a Python-dict call's '{'
 
 	// XML body.
 	params   argObject // parameters given
@@ -93,20 +246,34 @@ type tcParser struct {
 }
 
 func newTCParser(format string, cfg Config, bare bool) *tcParser {
-	return &tcParser{format: format, cfg: cfg, bare: bare}
+	return &tcParser{format: format, cfg: cfg, bare: bare, lead: true}
 }
 
 // FormatName returns the format's name.
 func (p *tcParser) FormatName() string { return p.format }
 
-// Quiet reports whether s is text with nothing held and no '<'.
+// Quiet reports whether s is text with nothing held and no '<' (nor, at
+// the start of the reply, a fence).
 func (p *tcParser) Quiet(s string) bool {
-	return p.st == tcText && len(p.in) == 0 && strings.IndexByte(s, '<') < 0
+	if p.st != tcText || len(p.in) != 0 || strings.IndexByte(s, '<') >= 0 {
+		return false
+	}
+	if p.lead {
+		rest := strings.TrimLeft(s, " \t\r\n")
+		if rest != "" && rest[0] == '`' {
+			return false
+		}
+		p.lead = rest == ""
+	}
+	return true
 }
 
 // starts returns what begins a call in text.
 func (p *tcParser) starts() []string {
-	if p.bare {
+	switch {
+	case p.lead:
+		return tcAllStarts
+	case p.bare:
 		return tcBareStarts
 	}
 	return tcStarts
@@ -114,12 +281,13 @@ func (p *tcParser) starts() []string {
 
 var (
 	tcStarts     = []string{tcOpenTag}
-	tcBareStarts = []string{tcOpenTag, tcFuncOpen}
+	tcBareStarts = []string{tcOpenTag, tcFuncOpen, tcFuncNameOpen}
+	tcAllStarts  = append(append([]string(nil), tcBareStarts...), tcLeadStarts...)
 )
 
 // Feed consumes the next piece of the reply.
 func (p *tcParser) Feed(out []Event, s string) []Event {
-	if p.st == tcText && len(p.in) == 0 {
+	if p.st == tcText && len(p.in) == 0 && !p.lead {
 		// Nothing held: text before a possible block goes out without
 		// being copied.
 		if out, s = p.feedText(out, s, p.starts()...); s == "" {
@@ -158,8 +326,13 @@ func (p *tcParser) fail(out []Event, why string) []Event {
 	out = append(out, Event{Kind: Malformed, Text: p.format + ": " + why})
 	out = AppendText(out, string(p.raw))
 	p.reset()
-	p.st, p.inBlock, p.closeWanted = tcText, false, false
+	p.leaveBlock()
 	return out
+}
+
+// leaveBlock goes back to text, outside any block.
+func (p *tcParser) leaveBlock() {
+	p.st, p.inBlock, p.closeWanted, p.closeTag, p.fence = tcText, false, false, "", false
 }
 
 // reset clears the open call.
@@ -190,9 +363,7 @@ func (p *tcParser) step(out []Event, final bool) ([]Event, bool) {
 			return out, false
 		}
 		if p.in[0] == '{' {
-			p.beginObject()
-			p.st = tcJSON
-			return out, true
+			return p.beginBody(out, final)
 		}
 		yes, maybe := bytesStart(p.in, tcFuncOpen)
 		switch {
@@ -218,6 +389,89 @@ func (p *tcParser) step(out []Event, final bool) ([]Event, bool) {
 		return p.stepValue(out, final)
 	case tcFuncJSON:
 		return p.stepFuncJSON(out, final)
+	case tcPyCall:
+		return p.stepPyCall(out, final)
+	}
+	return out, false
+}
+
+// pyDict reports whether b, which starts with '{', is a Python dict: its
+// first key in single quotes (ClaimMore while only white space follows).
+func pyDict(b []byte) Claim {
+	for _, c := range b[1:] {
+		switch {
+		case jwIsSpace(c):
+		case c == '\'':
+			return ClaimYes
+		default:
+			return ClaimNo
+		}
+	}
+	return ClaimMore
+}
+
+// beginBody begins a call's object at '{': JSON, read as it arrives, or a
+// Python dict (as models trained on templates that render with Python's
+// repr write it), held whole and read once it closes.
+func (p *tcParser) beginBody(out []Event, final bool) ([]Event, bool) {
+	switch pyDict(p.in) {
+	case ClaimMore:
+		if !final {
+			return out, false
+		}
+	case ClaimYes:
+		p.w = jsWalker{stack: p.w.stack[:0], python: true}
+		p.pyFrom = len(p.raw)
+		p.st = tcPyCall
+		return out, true
+	}
+	p.beginObject()
+	p.st = tcJSON
+	return out, true
+}
+
+// stepPyCall reads a call written as a Python dict up to its end, then
+// reads it as the JSON it converts to.
+func (p *tcParser) stepPyCall(out []Event, final bool) ([]Event, bool) {
+	for i := 0; i < len(p.in); i++ {
+		p.raw = append(p.raw, p.in[i])
+		if p.w.Step(p.in[i])&jwErr != 0 {
+			p.in = p.in[i+1:]
+			return p.fail(out, "the call is not a valid Python dict"), true
+		}
+		if !p.w.Done() {
+			continue
+		}
+		p.in = p.in[i+1:]
+		js, ok := literalJSON(string(p.raw[p.pyFrom:]))
+		var call struct {
+			Name       string          `json:"name"`
+			Arguments  json.RawMessage `json:"arguments"`
+			Parameters json.RawMessage `json:"parameters"`
+		}
+		if !ok || json.Unmarshal([]byte(js), &call) != nil {
+			return p.fail(out, "the call is not a valid Python dict"), true
+		}
+		if strings.TrimSpace(call.Name) == "" {
+			return p.fail(out, `the call has no "name"`), true
+		}
+		args := call.Arguments
+		if args == nil {
+			args = call.Parameters
+		}
+		a, ok := argsFromRaw(args)
+		if !ok {
+			return p.fail(out, "the arguments are not an object"), true
+		}
+		out = append(out, Event{Kind: CallBegin, Name: strings.TrimSpace(call.Name)})
+		out = AppendArgs(out, a)
+		out = p.end(out)
+		p.closeWanted = p.inBlock
+		return out, true
+	}
+	p.in = p.in[:0]
+	if final {
+		return p.fail(out, "the call's Python dict is not complete"), true
 	}
 	return out, false
 }
@@ -226,36 +480,66 @@ func (p *tcParser) step(out []Event, final bool) ([]Event, bool) {
 // could still start one.
 func (p *tcParser) stepText(out []Event, final bool) ([]Event, bool) {
 	v := bytesView(p.in)
-	at, which := IndexFirst(v, p.starts()...)
+	starts := p.starts()
+	at, which := IndexFirst(v, starts...)
 	if at < 0 {
 		keep := 0
 		if !final {
-			keep = HeldTail(v, p.starts()...)
+			keep = HeldTail(v, starts...)
 		}
-		out = AppendText(out, v[:len(v)-keep])
+		out = p.text(out, v[:len(v)-keep])
 		p.in = p.in[len(v)-keep:]
 		return out, false
 	}
-	out = AppendText(out, v[:at])
-	p.in = p.in[at:]
-	if which == 0 {
-		p.raw = append(p.raw[:0], tcOpenTag...)
-		p.in = p.in[len(tcOpenTag):]
-		p.st, p.inBlock = tcOpen, true
+	start := starts[which]
+	if slices.Contains(tcLeadStarts, start) && !isSpace(v[:at]) {
+		// A lead start after text is text.
+		out = p.text(out, v[:at+1])
+		p.in = p.in[at+1:]
 		return out, true
 	}
-	switch tcBareFunction(bytesView(p.in), final) {
-	case ClaimYes:
-		p.raw = append(p.raw[:0], tcFuncOpen...)
-		p.in = p.in[len(tcFuncOpen):]
-		p.st, p.inBlock = tcFuncName, false
-		return out, true
+	v = v[at:]
+	claim, n, closeTag, fence := ClaimNo, 0, "", false
+	switch start {
+	case tcOpenTag:
+		claim, n, closeTag = ClaimYes, len(tcOpenTag), tcCloseTag
+	case tcFuncOpen:
+		claim, n = tcBareFunction(v, final), len(tcFuncOpen)
+	case tcFuncNameOpen:
+		claim, n = tcNamedFunction(v, final), len(tcFuncNameOpen)
+	default:
+		claim, n, closeTag, fence = tcLead(v, p.cfg, final)
+	}
+	switch claim {
 	case ClaimMore:
+		out = p.text(out, bytesView(p.in[:at]))
+		p.in = p.in[at:]
 		return out, false
+	case ClaimNo:
+		out = p.text(out, bytesView(p.in[:at+1]))
+		p.in = p.in[at+1:]
+		return out, true
 	}
-	out = AppendText(out, "<")
-	p.in = p.in[1:]
+	out = AppendText(out, bytesView(p.in[:at]))
+	p.in = p.in[at:]
+	p.lead = false
+	p.raw = append(p.raw[:0], p.in[:n]...)
+	p.in = p.in[n:]
+	switch start {
+	case tcFuncOpen, tcFuncNameOpen:
+		p.st, p.inBlock, p.quoted = tcFuncName, false, start == tcFuncNameOpen
+	default:
+		p.st, p.inBlock, p.closeTag, p.fence = tcOpen, true, closeTag, fence
+	}
 	return out, true
+}
+
+// text gives back text; non-space text ends the start of the reply.
+func (p *tcParser) text(out []Event, s string) []Event {
+	if p.lead && !isSpace(s) {
+		p.lead = false
+	}
+	return AppendText(out, s)
 }
 
 // stepGap reads what follows a call: white space (dropped when a block or
@@ -271,28 +555,44 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 	if len(p.in) == 0 {
 		if final {
 			p.gap = p.gap[:0]
-			p.st, p.inBlock, p.closeWanted = tcText, false, false
+			p.leaveBlock()
 		}
 		return out, false
 	}
 	var pending bool
 	if p.closeWanted {
-		yes, maybe := bytesStart(p.in, tcCloseTag)
+		closeTag := p.closeTag
+		if closeTag == "" {
+			closeTag = tcCloseTag
+		}
+		yes, maybe := bytesStart(p.in, closeTag)
 		if yes {
-			p.in = p.in[len(tcCloseTag):]
+			p.in = p.in[len(closeTag):]
 			p.gap = p.gap[:0]
-			p.closeWanted, p.inBlock = false, false
+			p.closeWanted, p.inBlock = false, p.fence // a fence still closes after the tag
+			return out, true
+		}
+		pending = pending || maybe
+	}
+	if p.fence {
+		yes, maybe := bytesStart(p.in, tcFence)
+		if yes {
+			p.in = p.in[len(tcFence):]
+			p.gap = p.gap[:0]
+			p.leaveBlock()
+			p.st = tcGap
 			return out, true
 		}
 		pending = pending || maybe
 	}
 	if p.inBlock && p.in[0] == '{' {
 		// Another JSON call in the same block.
+		if pyDict(p.in) == ClaimMore && !final {
+			return out, false
+		}
 		p.gap = p.gap[:0]
 		p.raw = p.raw[:0]
-		p.beginObject()
-		p.st = tcJSON
-		return out, true
+		return p.beginBody(out, final)
 	}
 	if p.inBlock {
 		yes, maybe := bytesStart(p.in, tcFuncOpen)
@@ -308,9 +608,18 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 	block, maybe := bytesStart(p.in, tcOpenTag)
 	pending = pending || maybe
 	if p.bare && !block {
-		yes, maybe := bytesStart(p.in, tcFuncOpen)
-		block = yes && tcBareFunction(bytesView(p.in), final) == ClaimYes
-		pending = pending || maybe || (yes && tcBareFunction(bytesView(p.in), final) == ClaimMore)
+		for _, m := range [...]struct {
+			start string
+			claim func(string, bool) Claim
+		}{{tcFuncOpen, tcBareFunction}, {tcFuncNameOpen, tcNamedFunction}} {
+			yes, maybe := bytesStart(p.in, m.start)
+			c := ClaimNo
+			if yes {
+				c = m.claim(bytesView(p.in), final)
+			}
+			block = block || c == ClaimYes
+			pending = pending || maybe || c == ClaimMore
+		}
 	}
 	if pending && !final {
 		return out, false
@@ -319,7 +628,7 @@ func (p *tcParser) stepGap(out []Event, final bool) ([]Event, bool) {
 		out = AppendText(out, string(p.gap))
 	}
 	p.gap = p.gap[:0]
-	p.st, p.inBlock, p.closeWanted = tcText, false, false
+	p.leaveBlock()
 	return out, true
 }
 
@@ -406,37 +715,86 @@ func (p *tcParser) member(out []Event, end int) ([]Event, bool) {
 }
 
 // tcBareFunction reports whether s, which starts with <function=, is the
-// start of a call: a name, '>', white space, then <parameter= or
-// </function>. With final, what cannot be told is no.
+// start of a call: a name, '>', white space, then <parameter=,
+// </function> or a JSON object. With final, what cannot be told is no.
 func tcBareFunction(s string, final bool) Claim {
-	more := ClaimMore
-	if final {
-		more = ClaimNo
-	}
+	c, _ := tcBareFunctionBody(s, final)
+	return c
+}
+
+// tcBareFunctionBody is tcBareFunction, also telling what the body starts
+// with on ClaimYes: '<' (a parameter, or </function>) or '{'.
+func tcBareFunctionBody(s string, final bool) (Claim, byte) {
 	rest := s[len(tcFuncOpen):]
 	gt := strings.IndexByte(rest, '>')
 	if gt < 0 {
 		if len(rest) > tcMaxName || !tcValidName(rest, true) {
-			return ClaimNo
+			return ClaimNo, 0
 		}
-		return more
+		return tcMore(final), 0
 	}
 	if !tcValidName(rest[:gt], false) {
+		return ClaimNo, 0
+	}
+	return tcFunctionBody(rest[gt+1:], final, tcParamOpen, tcFuncClose)
+}
+
+// tcNamedFunction reports whether s, which starts with <function name=",
+// is the start of a call: a name, '">', white space, then a JSON object or
+// </function>.
+func tcNamedFunction(s string, final bool) Claim {
+	rest := s[len(tcFuncNameOpen):]
+	q := strings.IndexByte(rest, '"')
+	if q < 0 {
+		if len(rest) > tcMaxName || !tcValidName(rest, true) {
+			return ClaimNo
+		}
+		return tcMore(final)
+	}
+	if !tcValidName(rest[:q], false) {
 		return ClaimNo
 	}
-	body := strings.TrimLeft(rest[gt+1:], " \t\r\n")
-	if len(rest[gt+1:])-len(body) > tcMaxName {
+	switch after := rest[q+1:]; {
+	case after == "":
+		return tcMore(final)
+	case after[0] != '>':
 		return ClaimNo
+	default:
+		c, _ := tcFunctionBody(after[1:], final, tcFuncClose)
+		return c
 	}
-	for _, m := range [...]string{tcParamOpen, tcFuncClose} {
+}
+
+// tcFunctionBody reads what follows a function tag: white space, then a
+// JSON object or one of tags.
+func tcFunctionBody(s string, final bool, tags ...string) (Claim, byte) {
+	body := strings.TrimLeft(s, " \t\r\n")
+	if len(s)-len(body) > tcMaxName {
+		return ClaimNo, 0
+	}
+	if body == "" {
+		return tcMore(final), 0
+	}
+	if body[0] == '{' {
+		return ClaimYes, '{'
+	}
+	for _, m := range tags {
 		if strings.HasPrefix(body, m) {
-			return ClaimYes
+			return ClaimYes, '<'
 		}
 		if strings.HasPrefix(m, body) {
-			return more
+			return tcMore(final), 0
 		}
 	}
-	return ClaimNo
+	return ClaimNo, 0
+}
+
+// tcMore is ClaimMore, or ClaimNo when the input is all there is.
+func tcMore(final bool) Claim {
+	if final {
+		return ClaimNo
+	}
+	return ClaimMore
 }
 
 // tcValidName reports whether s can be a function or parameter name (partial:

@@ -2,6 +2,7 @@ package textcall
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -90,6 +91,26 @@ func hermesCases() []replyCase {
 			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
 		},
 		{
+			name:  "a call written as a Python dict",
+			input: "<tool_call>\n{'name': 'update_plan', 'arguments': {'plan': [{'step': 'a', 'status': 'pending'}], 'done': False, 'note': None}}\n</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("update_plan", `{"plan":[{"step":"a","status":"pending"}],"done":false,"note":null}`)}},
+		},
+		{
+			name:  "two Python-dict calls in one block, then a JSON one",
+			input: "<tool_call>\n{'name': 'a', 'parameters': {}}\n{ 'name': 'b', 'arguments': {'k': (1, 2)}}\n</tool_call><tool_call>{\"name\": \"c\", \"arguments\": {}}</tool_call>",
+			want:  Reply{Calls: []Call{fmtCall("a", `{}`), fmtCall("b", `{"k":[1,2]}`), fmtCall("c", `{}`)}},
+		},
+		{
+			name:  "a Python dict that does not close is given back",
+			input: "<tool_call>{'name': 'a', 'arguments': {'x': 1}",
+			want:  Reply{Content: "<tool_call>{'name': 'a', 'arguments': {'x': 1}", Malformed: []string{"hermes: the call's Python dict is not complete"}},
+		},
+		{
+			name:  "a Python dict with no name is given back",
+			input: "<tool_call>{'arguments': {}}</tool_call>",
+			want:  Reply{Content: "<tool_call>{'arguments': {}}</tool_call>", Malformed: []string{`hermes: the call has no "name"`}},
+		},
+		{
 			name:  "<function=N>{json}</function> inside <tool_call>",
 			input: "<tool_call>\n<function=shell>{\"command\": [\"ls\"], \"workdir\": \"/a\"}</function>\n</tool_call><tool_call><function=noargs></function></tool_call>",
 			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"],"workdir":"/a"}`), fmtCall("noargs", `{}`)}},
@@ -126,6 +147,98 @@ func hermesCases() []replyCase {
 			name:  "a tag in prose followed by words",
 			input: "Wrap each call in a <tool_call> tag.",
 			want:  Reply{Content: "Wrap each call in a <tool_call> tag.", Malformed: []string{"hermes: <tool_call> is followed by neither a JSON object nor <function="}},
+		},
+		// The variants of the family (llama.cpp's Hermes and Functionary
+		// forms).
+		{
+			name:  "<function=N>{json}</function> without <tool_call>",
+			input: "<function=read_file>{\"path\": \"docs/a.md\"}</function>",
+			want:  Reply{Calls: []Call{fmtCall("read_file", `{"path":"docs/a.md"}`)}},
+		},
+		{
+			name:  "two <function=N>{json} calls on their own lines, after text",
+			input: "Reading both.\n<function=read_file>{\"path\": \"a\"}</function>\n<function=read_file>{\"path\": \"b\"}</function>\n",
+			want:  Reply{Content: "Reading both.\n", Calls: []Call{fmtCall("read_file", `{"path":"a"}`), fmtCall("read_file", `{"path":"b"}`)}},
+		},
+		{
+			name:  `<function name="N"> with the object on its own line`,
+			input: "<function name=\"shell\">\n{\"command\": [\"make\", \"test\"]}\n</function>",
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["make","test"]}`)}},
+		},
+		{
+			name:  `<function name="N"> without arguments, then a second call`,
+			input: "<function name=\"noop\"></function>\n<function name=\"shell\">{\"command\": [\"id\"]}</function>",
+			want:  Reply{Calls: []Call{fmtCall("noop", `{}`), fmtCall("shell", `{"command":["id"]}`)}},
+		},
+		{
+			name:  `prose with <function name= that is no call`,
+			input: "Write <function name=\"f\" class=\"x\"> or <function=f> in the docs.",
+			want:  Reply{Content: "Write <function name=\"f\" class=\"x\"> or <function=f> in the docs."},
+		},
+		{
+			name:  "<response> around a JSON call",
+			input: "<response>\n  {\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\"]}}\n</response>",
+			tools: qwenTools,
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["ls"]}`)}},
+		},
+		{
+			name:  "<tools>, <tool>, <function_call>, <json>, <JSON> and <xml> around a JSON call",
+			input: "<function_call>{\"name\": \"shell\", \"arguments\": {\"command\": [\"a\"]}}</function_call>",
+			tools: qwenTools,
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["a"]}`)}},
+		},
+		{
+			name:  "<xml> around an object over several lines, text after",
+			input: "<xml>\n  {\n    \"name\": \"shell\", \"arguments\": {\"command\": [\"b\"]}\n  }\n</xml>\nDone.",
+			tools: qwenTools,
+			want:  Reply{Content: "\nDone.", Calls: []Call{fmtCall("shell", `{"command":["b"]}`)}},
+		},
+		{
+			name:  "a ```json fence around the bare object",
+			input: "```json\n  {\"name\": \"shell\", \"arguments\": {\"command\": [\"c\"]}}\n```",
+			tools: qwenTools,
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["c"]}`)}},
+		},
+		{
+			name:  "a ```xml fence around <response>",
+			input: "```xml\n<response>\n    {\"name\": \"shell\", \"arguments\": {\"command\": [\"d\"]}}\n</response>\n```",
+			tools: qwenTools,
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["d"]}`)}},
+		},
+		{
+			name:  "a bare ``` fence, a wrapper indented inside, spaces after",
+			input: "```\n\n      <function_call> {\"name\": \"shell\", \"arguments\": {\"command\": [\"e\"]}} \n      </function_call> \n``` ",
+			tools: qwenTools,
+			want:  Reply{Calls: []Call{fmtCall("shell", `{"command":["e"]}`)}},
+		},
+		{
+			name:  "a ``` fence around <tool_call>",
+			input: "```xml\n<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"f\"]}}\n</tool_call>\n```\nRan it.",
+			tools: qwenTools,
+			want:  Reply{Content: "\nRan it.", Calls: []Call{fmtCall("shell", `{"command":["f"]}`)}},
+		},
+		{
+			name:  "a fenced call after text is an example, not a call",
+			input: "For example:\n```json\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\"]}}\n```",
+			tools: qwenTools,
+			want:  Reply{Content: "For example:\n```json\n{\"name\": \"shell\", \"arguments\": {\"command\": [\"ls\"]}}\n```"},
+		},
+		{
+			name:  "a fenced object naming no tool is an answer",
+			input: "```json\n{\"name\": \"Ada\", \"arguments\": {\"born\": 1815}}\n```",
+			tools: qwenTools,
+			want:  Reply{Content: "```json\n{\"name\": \"Ada\", \"arguments\": {\"born\": 1815}}\n```"},
+		},
+		{
+			name:  "a tool listing echoed in <tools> is no call",
+			input: "<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"shell\"}}\n</tools>",
+			tools: qwenTools,
+			want:  Reply{Content: "<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"shell\"}}\n</tools>"},
+		},
+		{
+			name:  "a fence of another language is text",
+			input: "```go\nfunc main() {}\n```",
+			want:  Reply{Content: "```go\nfunc main() {}\n```"},
 		},
 		{
 			name:  "prose with a partial tag and braces",
@@ -229,5 +342,28 @@ func FuzzHermes(f *testing.F) {
 		"<tool_call>\n<function=f>\n<parameter=p>\nv\n</parameter>\n</function>\n</tool_call>",
 		"<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": 1e5, \"y\": -0.5, \"z\": \"\\u00e9\"}} trailing",
 		"a <tool_call> b",
+		"<function=a>{\"x\": 1}</function>\n<function name=\"b\">{}</function>",
+		"```json\n<response>{\"name\": \"a\", \"arguments\": {}}</response>\n```",
+		"<tools>\n{\"name\": \"a\", \"arguments\": {\"x\": [1]}}\n</tools> tail",
+		"```\n{\"name\": \"a\"",
+		"<tool_call>{'name': 'a', 'arguments': {'x': [1, 'y'], 'z': None}}</tool_call>",
+		"<tool_call>{ 'name': 'a'",
 	)
+}
+
+// TestAutoHermesVariants: auto reads the variants of the family as the
+// hermes format does.
+func TestAutoHermesVariants(t *testing.T) {
+	var cases []replyCase
+	for _, c := range hermesCases() {
+		if len(c.want.Malformed) == 0 && (strings.Contains(c.input, "<function") || strings.Contains(c.input, "```") ||
+			strings.Contains(c.input, "<response>") || strings.Contains(c.input, "<tools>") || strings.Contains(c.input, "<xml>") ||
+			strings.Contains(c.input, "<function_call>")) {
+			cases = append(cases, c)
+		}
+	}
+	if len(cases) < 12 {
+		t.Fatalf("only %d variant cases", len(cases))
+	}
+	runReplyCases(t, Auto, cases)
 }

@@ -1,6 +1,7 @@
 package textcall
 
 import (
+	"encoding/json"
 	"strings"
 )
 
@@ -8,15 +9,19 @@ import (
 //
 //	{"name": "N", "parameters": {…}}
 //
-// optionally after <|python_tag|>, several separated by ';'. Bare JSON is
+// optionally after <|python_tag|>, several separated by ';' (or, as some
+// servers' parsers also take, the elements of a JSON array). Bare JSON is
 // also what a model writes when asked for JSON, so an object is taken as a
 // call only when it is the whole start of the reply (or follows
 // <|python_tag|> or a call), has no keys but name, parameters (or
 // arguments) and type, and — when the request lists its tools — names one
 // of them. Anything else is given back as the text it was. White space and
-// ';' between and after calls are layout and dropped. Auto looks for a
-// bare '{' only when the model name is a Llama's; <|python_tag|> it looks
-// for always.
+// ';' between and after calls are layout and dropped. Auto takes a reply
+// that starts with '{' for this format only when the object's "name" is a
+// tool of the request (or, when the request's tools are not known, when
+// the model is a Llama): it holds the reply while it can still become
+// such an object and gives it back the moment it cannot, so a JSON answer
+// naming no tool passes untouched. <|python_tag|> it looks for always.
 
 // Markers of llama3_json.
 const (
@@ -25,16 +30,73 @@ const (
 
 func init() {
 	Register(Format{
-		Name:    "llama3_json",
-		Summary: `{"name": N, "parameters": {…}} at the start of the reply, optional <|python_tag|>, several separated by ';' (Llama 3.x)`,
-		New:     func(cfg Config) Parser { return &llamaParser{cfg: cfg} },
-		Starts:  []string{llTag},
-		// A bare '{' is looked for only when the model is a Llama: for
-		// every other model a reply that starts with JSON is JSON.
-		ModelStarts: []string{"{"},
-		Claim:       claimLlama,
-		Models:      []string{"llama"},
+		Name:       "llama3_json",
+		Summary:    `{"name": N, "parameters": {…}} at the start of the reply, optional <|python_tag|>, several separated by ';' (Llama 3.x)`,
+		New:        func(cfg Config) Parser { return &llamaParser{cfg: cfg} },
+		Starts:     []string{llTag},
+		LeadStarts: []string{"{", "["},
+		LeadClaim:  claimLlamaLead,
+		Claim:      claimLlama,
+		Models:     []string{"llama"},
 	})
+}
+
+// claimLlamaLead claims a reply that starts with a call object: its keys
+// are a call's, and its "name" is one of the request's tools (any name for
+// a Llama model when the tools are not known). It needs more text until
+// the name has come.
+func claimLlamaLead(rest string, cfg Config) Claim {
+	if rest[0] == '[' { // an array of calls: its first element decides
+		r := strings.TrimLeft(rest[1:], " \t\r\n")
+		switch {
+		case r == "":
+			return ClaimMore
+		case r[0] != '{':
+			return ClaimNo
+		}
+		rest = r
+	}
+	var w jsWalker
+	var key string
+	keyStart, valStart := 0, 0
+	for i := 0; i < len(rest); i++ {
+		d0 := w.Depth()
+		f := w.Step(rest[i])
+		switch {
+		case f&jwErr != 0:
+			return ClaimNo
+		case f&jwKeyBegin != 0 && d0 == 1:
+			keyStart = i
+		case f&jwKeyEnd != 0 && d0 == 1:
+			if json.Unmarshal([]byte(rest[keyStart:i+1]), &key) != nil || !llamaKey(key) {
+				return ClaimNo
+			}
+		case f&jwBegin != 0 && d0 == 1:
+			valStart = i
+		case f&jwEnd != 0 && w.Depth() == 1 && key == "name":
+			var name string
+			if rest[valStart] != '"' || json.Unmarshal([]byte(rest[valStart:i+1]), &name) != nil {
+				return ClaimNo
+			}
+			name = strings.TrimSpace(name)
+			switch {
+			case name == "":
+				return ClaimNo
+			case cfg.Schemas == nil:
+				if strings.Contains(strings.ToLower(cfg.Model), "llama") {
+					return ClaimYes
+				}
+				return ClaimNo
+			case cfg.Schemas.Has(name):
+				return ClaimYes
+			}
+			return ClaimNo
+		}
+		if w.Done() {
+			return ClaimNo // an object without a name
+		}
+	}
+	return ClaimMore
 }
 
 // claimLlama claims <|python_tag|>, and a '{' at the start of the reply
@@ -91,6 +153,7 @@ type llamaParser struct {
 
 	viaTag   bool // the object follows <|python_tag|>: surely meant as a call
 	argsOpen bool // the arguments object has begun (and not ended)
+	inArray  bool // the calls are the elements of a JSON array
 }
 
 // FormatName returns "llama3_json".
@@ -135,7 +198,7 @@ func (p *llamaParser) Close(out []Event) []Event {
 // the gap.
 func (p *llamaParser) space(semi bool) {
 	n := 0
-	for n < len(p.in) && (jwIsSpace(p.in[n]) || (semi && p.in[n] == ';')) {
+	for n < len(p.in) && (jwIsSpace(p.in[n]) || (semi && (p.in[n] == ';' || (p.inArray && p.in[n] == ',')))) {
 		n++
 	}
 	p.gap = append(p.gap, p.in[:n]...)
@@ -166,6 +229,28 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 			p.startCall(false)
 			return out, true
 		}
+		if p.st == llSep && p.inArray && p.in[0] == ']' {
+			p.gap = p.gap[:0] // the array's layout is markup
+			p.in, p.inArray = p.in[1:], false
+			return out, true
+		}
+		if p.st == llStart && p.in[0] == '[' {
+			// An array of calls: its first element must be an object.
+			j := 1
+			for j < len(p.in) && jwIsSpace(p.in[j]) {
+				j++
+			}
+			switch {
+			case j < len(p.in) && p.in[j] == '{':
+				p.gap = append(p.gap, p.in[:j]...)
+				p.in, p.inArray = p.in[j:], true
+				p.raw = p.raw[:0]
+				p.startCall(false)
+				return out, true
+			case j == len(p.in) && !final:
+				return out, false
+			}
+		}
 		yes, maybe := bytesStart(p.in, llTag)
 		switch {
 		case yes:
@@ -177,7 +262,7 @@ func (p *llamaParser) step(out []Event, final bool) ([]Event, bool) {
 			return out, false
 		}
 		out = AppendText(out, string(p.gap))
-		p.gap, p.st = p.gap[:0], llProse
+		p.gap, p.st, p.inArray = p.gap[:0], llProse, false
 		return out, true
 	case llProse:
 		v := bytesView(p.in)
@@ -231,7 +316,7 @@ func (p *llamaParser) fail(out []Event, why string) []Event {
 	out = AppendText(out, string(p.gap))
 	out = AppendText(out, string(p.raw))
 	p.reset()
-	p.st = llProse
+	p.st, p.inArray = llProse, false
 	return out
 }
 

@@ -75,9 +75,19 @@ func llamaCases() []replyCase {
 			want:  Reply{Content: `{"name": "shell"}`},
 		},
 		{
-			name:  "a JSON array is text",
-			input: `[{"name": "shell", "parameters": {}}]`,
-			want:  Reply{Content: `[{"name": "shell", "parameters": {}}]`},
+			name:  "a JSON array of calls",
+			input: "[{\"name\": \"shell\", \"parameters\": {}},\n {\"name\": \"b\", \"arguments\": {\"k\": 1}}]\nDone.",
+			want:  Reply{Content: "\nDone.", Calls: []Call{fmtCall("shell", `{}`), fmtCall("b", `{"k":1}`)}},
+		},
+		{
+			name:  "a JSON array of other things is text",
+			input: "[1, 2] and [{\"title\": \"x\"}]",
+			want:  Reply{Content: "[1, 2] and [{\"title\": \"x\"}]"},
+		},
+		{
+			name:  "an array whose first element is no call is text",
+			input: `[{"title": "x"}, {"name": "shell", "parameters": {}}]`,
+			want:  Reply{Content: `[{"title": "x"}, {"name": "shell", "parameters": {}}]`},
 		},
 		{
 			name:  "unterminated call is given back",
@@ -134,6 +144,8 @@ func FuzzLlama3JSON(f *testing.F) {
 		`{"name": "a", "parameters": {"x": [1, {"y": null}]}}; {"name": "b", "parameters": {}}`,
 		`<|python_tag|>{"name": "a", "arguments": "{}"}`,
 		` {"name": "x", "age": 3} text`,
+		`[{"name": "a", "parameters": {}}, {"name": "b", "arguments": {"y": 2}}] tail`,
+		`[ 1, {"name": "a"}]`,
 		`text {"name": "a", "parameters": {}} <|python_`,
 	)
 }
@@ -178,10 +190,14 @@ func TestFmtAQuiet(t *testing.T) {
 	for _, set := range []struct {
 		format string
 		cases  []replyCase
-	}{{"hermes", hermesCases()}, {"qwen3_coder", qwen3CoderCases()}, {"llama3_json", llamaCases()}} {
+	}{{"hermes", hermesCases()}, {"qwen3_coder", qwen3CoderCases()}, {"llama3_json", llamaCases()}, {Auto, autoBareCases()}, {Auto, hermesCases()}} {
 		for _, c := range set.cases {
 			for _, sizes := range [][]int{ones(len(c.input)), {3, 5, 7, 11, 13, 17, 19, 23}} {
-				p, _ := NewParser(set.format, Config{})
+				var tools []byte
+				if c.tools != "" {
+					tools = []byte(c.tools)
+				}
+				p, _ := NewParser(set.format, Config{Schemas: schemasFor(t, tools), Model: c.model})
 				all, in := checkQuiet(t, p, c.input, sizes)
 				all = p.Close(p.Feed(all, in))
 				if _, err := Collect(all); err != nil {
@@ -220,4 +236,71 @@ func BenchmarkFmtAPlainText(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(deltas)), "ns/delta")
 		})
 	}
+}
+
+// autoBareCases are bare JSON replies read by auto with the request's
+// tools known: a call only when the object names one of them.
+func autoBareCases() []replyCase {
+	return []replyCase{
+		{name: "a call naming a tool, a model that is no Llama", model: "qwen2.5-7b", tools: variantTools,
+			input: `{"name": "shell", "parameters": {"cmd": "ls dir0"}}`, want: Reply{Calls: wantCalls(1)}},
+		{name: "arguments instead of parameters, the name last", tools: variantTools,
+			input: "\n  {\"arguments\": {\"cmd\": \"ls dir0\"}, \"name\": \"shell\"}", want: Reply{Content: "\n  ", Calls: wantCalls(1)}},
+		{name: "three calls separated by ';'", tools: variantTools, input: renderCalls("llama3_json", 3), want: Reply{Calls: wantCalls(3)}},
+		{name: "text after the call", tools: variantTools,
+			input: "{\"name\": \"read_file\", \"parameters\": {\"path\": \"a.md\"}}\nReading it now.",
+			want:  Reply{Content: "\nReading it now.", Calls: []Call{fmtCall("read_file", `{"path":"a.md"}`)}}},
+		{name: "a JSON answer naming no tool is left as it is", tools: variantTools,
+			input: `{"name": "Alice", "parameters": {"age": 30}}`, want: Reply{Content: `{"name": "Alice", "parameters": {"age": 30}}`}},
+		{name: "a JSON answer with other keys", tools: variantTools, model: "llama-3.1-8b",
+			input: "{\"answer\": 42, \"name\": \"shell\"}", want: Reply{Content: "{\"answer\": 42, \"name\": \"shell\"}"}},
+		{name: "a name that is no string", tools: variantTools,
+			input: `{"name": 7, "parameters": {}}`, want: Reply{Content: `{"name": 7, "parameters": {}}`}},
+		{name: "an array of calls", tools: variantTools,
+			input: `[{"name": "shell", "parameters": {"cmd": "ls dir0"}}, {"name": "read_file", "arguments": {"path": "notes/1.md"}}]`,
+			want:  Reply{Calls: wantCalls(2)}},
+		{name: "an array naming no tool", tools: variantTools,
+			input: `[{"name": "Ada", "parameters": {}}]`, want: Reply{Content: `[{"name": "Ada", "parameters": {}}]`}},
+		{name: "an array of numbers", tools: variantTools, input: "[1, 2, 3]", want: Reply{Content: "[1, 2, 3]"}},
+		{name: "plain prose", tools: variantTools, input: "Sure: use {braces} and <tags>.", want: Reply{Content: "Sure: use {braces} and <tags>."}},
+		{name: "a call after prose is prose", tools: variantTools,
+			input: `Run {"name": "shell", "parameters": {"cmd": "ls"}}`, want: Reply{Content: `Run {"name": "shell", "parameters": {"cmd": "ls"}}`}},
+		{name: "a call cut before its name is text", tools: variantTools,
+			input: `{"parameters": {"cmd": "ls"}, "na`, want: Reply{Content: `{"parameters": {"cmd": "ls"}, "na`}},
+		{name: "no tools known, a model that is no Llama", model: "mistral-small",
+			input: `{"name": "shell", "parameters": {}}`, want: Reply{Content: `{"name": "shell", "parameters": {}}`}},
+	}
+}
+
+func TestAutoBareJSON(t *testing.T) { runReplyCases(t, Auto, autoBareCases()) }
+
+// TestAutoBareJSONStreaming: a reply that may still become a call is held,
+// and given back the moment it cannot; a call streams once its name came.
+func TestAutoBareJSONStreaming(t *testing.T) {
+	cfg := Config{Schemas: schemasFor(t, []byte(variantTools))}
+	p := parserFor(t, Auto, cfg)()
+	if ev := p.Feed(nil, `{"na`); len(ev) != 0 {
+		t.Fatalf("a reply that may become a call gave %+v", ev)
+	}
+	ev := p.Feed(nil, `me": "Alice", `)
+	if len(ev) != 1 || ev[0].Kind != Text || ev[0].Text != `{"name": "Alice", ` {
+		t.Fatalf("a name that is no tool: want the text back at once, got %+v", ev)
+	}
+	p = parserFor(t, Auto, cfg)()
+	ev = p.Feed(nil, `{"name": "shell", "parameters": {"cmd": "ls d`)
+	assertStreamed(t, ev, "shell", "", `{"cmd": "ls d`)
+}
+
+func TestAutoGoldens(t *testing.T) { runGoldens(t, "auto", Auto) }
+
+func FuzzAuto(f *testing.F) {
+	fuzzFormat(f, Auto, true,
+		`{"name": "a", "parameters": {"x": 1}}; {"name": "b", "arguments": {}}`,
+		` {"parameters": {}, "name": "a"} tail`,
+		`{"name": "a"`,
+		"<function=a>{\"x\": 1}</function>",
+		"```json\n{\"name\": \"a\", \"arguments\": {}}\n```",
+		"<tools>\n{\"name\": \"a\", \"arguments\": {}}\n</tools>",
+		"<function name=\"a\">{}</function>",
+	)
 }

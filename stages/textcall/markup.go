@@ -682,9 +682,10 @@ func (v *tagValue) atEOF(out []Event, m *markup, value uint8, why string) (_ []E
 // (so it can be passed on while it arrives) rather than a typed value
 // parsed once whole: see TypedValue.
 func valueStreams(typ string) bool {
-	switch typ {
-	case "integer", "number", "boolean", "object", "array", "null":
-		return false
+	for _, t := range strings.Split(typ, "|") {
+		if n := typeName(t); n != "" && n != "string" {
+			return false
+		}
 	}
 	return true
 }

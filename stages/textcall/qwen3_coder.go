@@ -41,7 +41,11 @@ func init() {
 // and a <function= that starts a call by itself.
 func claimQwen3Coder(rest string, _ bool) Claim {
 	if strings.HasPrefix(rest, tcFuncOpen) {
-		return tcBareFunction(rest, false)
+		c, body := tcBareFunctionBody(rest, false)
+		if c == ClaimYes && body == '{' {
+			return ClaimNo // a JSON body: hermes's (Functionary's) form
+		}
+		return c
 	}
 	body := strings.TrimLeft(rest[len(tcOpenTag):], " \t\r\n")
 	switch {
@@ -53,10 +57,22 @@ func claimQwen3Coder(rest string, _ bool) Claim {
 	return ClaimNo
 }
 
-// stepFuncName reads the function name up to '>' and begins the call.
+// stepFuncName reads the function name up to '>' (or '">' for a quoted
+// one) and begins the call.
 func (p *tcParser) stepFuncName(out []Event, final bool) ([]Event, bool) {
 	v := bytesView(p.in)
-	gt := strings.IndexByte(v, '>')
+	end, tail := strings.IndexByte(v, '>'), 1
+	if p.quoted {
+		end = strings.IndexByte(v, '"')
+		if end >= 0 && end+1 < len(v) && v[end+1] != '>' {
+			return p.fail(out, "<function name=\"N\" without its '>'"), true
+		}
+		if end >= 0 && end+1 == len(v) {
+			end = -1 // the '>' has not come yet
+		}
+		tail = 2
+	}
+	gt := end
 	if gt < 0 {
 		if final || !tcValidName(v, true) {
 			return p.fail(out, "<function= without a valid name"), true
@@ -68,7 +84,7 @@ func (p *tcParser) stepFuncName(out []Event, final bool) ([]Event, bool) {
 	}
 	p.name = v[:gt]
 	p.name = strings.Clone(p.name)
-	p.take(gt + 1)
+	p.take(gt + tail)
 	out = append(out, Event{Kind: CallBegin, Name: p.name})
 	p.begun, p.params, p.seen = true, argObject{}, p.seen[:0]
 	p.st = tcFuncBody

@@ -67,9 +67,11 @@ func (r *Reader) QuietContent(s string) bool {
 	return r.think.quiet(s) && (r.content == nil || r.content.Quiet(s))
 }
 
-// QuietReasoning reports whether reasoning text s passes unchanged.
+// QuietReasoning reports whether reasoning text s passes unchanged. It is
+// false while a block the prompt opened waits for the reply: the server's
+// reasoning then tells the reader that the server split the block.
 func (r *Reader) QuietReasoning(s string) bool {
-	return r.reasoning == nil || r.reasoning.Quiet(s)
+	return r.think.state != splitOpened && (r.reasoning == nil || r.reasoning.Quiet(s))
 }
 
 // Content appends the events of the next piece of content text.
@@ -80,7 +82,7 @@ func (r *Reader) Content(out []Event, s string) []Event {
 	r.scratch = r.think.feed(r.scratch[:0], s)
 	for _, e := range r.scratch {
 		if e.Kind == Reasoning {
-			out = r.Reasoning(out, e.Text)
+			out = r.reasoningText(out, e.Text)
 		} else {
 			out = r.text(out, e.Text)
 		}
@@ -105,8 +107,19 @@ func (r *Reader) beforeFeed(p Parser, s string) {
 	}
 }
 
-// Reasoning appends the events of the next piece of reasoning text.
+// Reasoning appends the events of the next piece of reasoning text the
+// server sent in its own field. The server's reasoning wins over a block
+// the prompt opened: the content, when it begins, starts after the block.
 func (r *Reader) Reasoning(out []Event, s string) []Event {
+	if s != "" {
+		r.think.serverReasoning()
+	}
+	return r.reasoningText(out, s)
+}
+
+// reasoningText appends the events of a piece of reasoning text: the
+// server's, or a block's in the content.
+func (r *Reader) reasoningText(out []Event, s string) []Event {
 	if r.reasoning == nil {
 		return appendText(out, Reasoning, s)
 	}
@@ -133,7 +146,7 @@ func asReasoning(out, events []Event) []Event {
 func (r *Reader) Close(out []Event) []Event {
 	for _, e := range r.think.close() {
 		if e.Kind == Reasoning {
-			out = r.Reasoning(out, e.Text)
+			out = r.reasoningText(out, e.Text)
 		} else {
 			out = r.text(out, e.Text)
 		}

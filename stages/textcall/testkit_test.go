@@ -166,8 +166,9 @@ func normalize(t testing.TB, r Reply) Reply {
 // runGoldens replays testdata/DIR/*.txtar through format: each archive
 // holds input.txt (the model's reply; its final newline is dropped unless
 // the comment says keep-final-newline), optionally tools.json (a chat tools
-// array) and model.txt, and want.json (the Reply). -update rewrites
-// want.json.
+// array) and model.txt, and want.json (the Reply). A comment that says
+// thinking-open reads the reply through a Reader whose prompt opened a
+// reasoning block. -update rewrites want.json.
 func runGoldens(t *testing.T, dir, format string) {
 	t.Helper()
 	paths, _ := filepath.Glob(filepath.Join("testdata", dir, "*.txtar"))
@@ -193,8 +194,11 @@ func runGoldens(t *testing.T, dir, format string) {
 				input = strings.TrimSuffix(input, "\n")
 			}
 			cfg := Config{Schemas: schemasFor(t, file("tools.json")), Model: strings.TrimSpace(string(file("model.txt")))}
-			got, err := Collect(replay(t, parserFor(t, format, cfg), input))
-			if err != nil {
+			var got Reply
+			if strings.Contains(string(ar.Comment), "thinking-open") {
+				// The prompt opened a reasoning block: read through a Reader.
+				got = replayReader(t, ReaderOptions{Format: format, Config: cfg, ThinkingOpen: true}, input)
+			} else if got, err = Collect(replay(t, parserFor(t, format, cfg), input)); err != nil {
 				t.Fatal(err)
 			}
 			gotJSON, _ := json.MarshalIndent(got, "", "  ")

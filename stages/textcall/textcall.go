@@ -108,6 +108,11 @@ type Format struct {
 	// matches Models: markup too close to prose to look for in every
 	// reply (gpt-oss harmony with its special tokens stripped).
 	ModelStarts []string
+	// LeadStarts are starts auto looks for only as the first text of the
+	// reply (after white space): a bare JSON call. LeadClaim decides, told
+	// the request (its tools), whether the reply is this format's.
+	LeadStarts []string
+	LeadClaim  func(rest string, cfg Config) Claim
 }
 
 // Claim is a format's answer to "is this my markup?".

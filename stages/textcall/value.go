@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,7 +14,9 @@ import (
 
 // Schemas types raw parameter values: tool name → parameter name → JSON
 // Schema type ("string", "integer", "number", "boolean", "object",
-// "array"; "" when the schema gives none).
+// "array", or a union such as "integer|null"; "" when the schema gives
+// none). TypedValue also reads the other spellings tool schemas use
+// (float, double, int, bool, …).
 type Schemas map[string]map[string]string
 
 // Has reports whether the request has a tool named tool.
@@ -68,70 +71,118 @@ func ParamTypes(schema json.RawMessage) map[string]string {
 	return types
 }
 
-// schemaType returns the type of a property schema: "type" as a string, the
-// first non-null of a "type" array, or the first typed branch of
-// anyOf/oneOf.
+// schemaType returns the type of a property schema as the Schemas map
+// holds it: "type" as a string, a "type" array, or the typed branches of
+// anyOf/oneOf, joined by '|' in their order ("integer|null"); "nullable":
+// true adds "|null". The names are the schema's own (typeName reads the
+// spellings models' tool schemas use).
 func schemaType(p json.RawMessage) string {
 	var s struct {
-		Type  json.RawMessage   `json:"type"`
-		AnyOf []json.RawMessage `json:"anyOf"`
-		OneOf []json.RawMessage `json:"oneOf"`
+		Type     json.RawMessage   `json:"type"`
+		Nullable bool              `json:"nullable"`
+		AnyOf    []json.RawMessage `json:"anyOf"`
+		OneOf    []json.RawMessage `json:"oneOf"`
 	}
 	if json.Unmarshal(p, &s) != nil {
 		return ""
 	}
-	var one string
-	if json.Unmarshal(s.Type, &one) == nil {
-		return one
+	var types []string
+	add := func(t string) {
+		if t != "" && !slices.Contains(types, t) {
+			types = append(types, t)
+		}
 	}
+	var one string
 	var many []string
-	if json.Unmarshal(s.Type, &many) == nil {
+	switch {
+	case json.Unmarshal(s.Type, &one) == nil:
+		add(one)
+	case json.Unmarshal(s.Type, &many) == nil:
 		for _, t := range many {
-			if t != "null" {
-				return t
+			add(t)
+		}
+	}
+	if len(types) == 0 {
+		for _, b := range append(s.AnyOf, s.OneOf...) {
+			for _, t := range strings.Split(schemaType(b), "|") {
+				add(t)
 			}
 		}
 	}
-	for _, b := range append(s.AnyOf, s.OneOf...) {
-		if t := schemaType(b); t != "" && t != "null" {
-			return t
-		}
+	if s.Nullable && len(types) > 0 {
+		add("null")
+	}
+	return strings.Join(types, "|")
+}
+
+// typeName maps the type names tool schemas are written with to the JSON
+// Schema type they mean ("" for a name it does not know, which types
+// nothing): float, double and number are numbers; int and integer
+// integers; bool and boolean booleans; dict objects; list and tuple
+// arrays; str and text strings.
+func typeName(t string) string {
+	switch strings.ToLower(strings.TrimSpace(t)) {
+	case "string", "str", "text":
+		return "string"
+	case "integer", "int", "int32", "int64", "long":
+		return "integer"
+	case "number", "float", "double", "float32", "float64", "decimal":
+		return "number"
+	case "boolean", "bool":
+		return "boolean"
+	case "object", "dict", "map":
+		return "object"
+	case "array", "list", "tuple":
+		return "array"
+	case "null", "none":
+		return "null"
 	}
 	return ""
 }
 
-// TypedValue turns a raw parameter value into JSON text by its schema type:
-// a string (or no type, or an unknown one) stays the raw text as a JSON
-// string; an integer, number, boolean, object or array is parsed — as
-// JSON, else as a Python literal (True, None, {'k': 'v'}), which chat
-// templates that render values with Python's repr make models write — and
-// falls back to the string when it parses as neither or is of another
-// type. For those types null or None is JSON null, and an object or array
+// TypedValue turns a raw parameter value into JSON text by its schema type
+// typ (one type name, or a union joined by '|' as Schemas holds it): a
+// string (or no type, or one it does not know) stays the raw text as a
+// JSON string; for an integer, number, boolean, object or array the value
+// is parsed — as JSON, else as a Python literal (True, None, {'k': 'v'}),
+// which chat templates that render values with Python's repr make models
+// write — and falls back to the string when it parses as none of the
+// union's types. null or None is JSON null when the type is not a lone
+// string (a union with null, or a typed value), and an object or array
 // written as a quoted string of itself ("{'k': 'v'}") is unquoted once.
 func TypedValue(raw, typ string) string {
-	switch typ {
-	case "integer", "number", "boolean", "object", "array", "null":
-		v := strings.TrimSpace(raw)
-		switch strings.ToLower(v) {
-		case "true", "false":
-			if typ == "boolean" {
-				return strings.ToLower(v)
-			}
-		case "null", "none":
-			return "null"
-		}
-		js, ok := literalJSON(v)
-		if ok && js[0] == '"' && (typ == "object" || typ == "array") {
-			var inner string
-			if json.Unmarshal([]byte(js), &inner) == nil {
-				js, ok = literalJSON(strings.TrimSpace(inner))
-			}
-		}
-		if ok && fitsType(js, typ) {
-			return js
+	var types [4]string
+	n := 0
+	for _, t := range strings.Split(typ, "|") {
+		if t = typeName(t); t != "" && t != "string" && n < len(types) {
+			types[n], n = t, n+1
 		}
 	}
-	return quote(raw)
+	if n == 0 {
+		return quote(raw)
+	}
+	v := strings.TrimSpace(raw)
+	lower := strings.ToLower(v)
+	if lower == "null" || lower == "none" {
+		return "null"
+	}
+	js, ok := literalJSON(v)
+	for _, t := range types[:n] {
+		if t == "boolean" && (lower == "true" || lower == "false") {
+			return lower
+		}
+		got, fits := js, ok
+		if fits && js[0] == '"' && (t == "object" || t == "array") {
+			var inner string
+			if json.Unmarshal([]byte(js), &inner) == nil {
+				got, fits = literalJSON(strings.TrimSpace(inner))
+			}
+		}
+		if fits && fitsType(got, t) {
+			return got
+		}
+	}
+	return quote(raw) // none of the union's types fits: the model's text
 }
 
 // fitsType reports whether JSON text js is of the schema type typ.

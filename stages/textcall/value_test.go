@@ -42,6 +42,26 @@ func TestTypedValue(t *testing.T) {
 		{`{1: 'a'}`, "object", `"{1: 'a'}"`},
 		{`{'s': 'caf\u00e9 <b>'}`, "object", `{"s":"café <b>"}`},
 		{"<p>&amp;</p>", "string", `"<p>&amp;</p>"`},
+		// The other spellings tool schemas use, unions and nullables.
+		{"3.14", "float", `3.14`},
+		{"3.14", "double", `3.14`},
+		{"-2", "int", `-2`},
+		{"2.5", "int", `"2.5"`},
+		{"True", "bool", `true`},
+		{"{'a': 1}", "dict", `{"a":1}`},
+		{"(1, 2)", "list", `[1,2]`},
+		{"x", "str", `"x"`},
+		{"7", "integer|null", `7`},
+		{"None", "integer|null", `null`},
+		{"null", "string|null", `null`},
+		{"hello", "string|null", `"hello"`},
+		{"7", "integer|string", `7`},
+		{"seven", "integer|string", `"seven"`},
+		{"true", "number|boolean", `true`},
+		{"[1]", "object|array", `[1]`},
+		{"12", "Float", `12`},
+		{"3.14", "decimal128", `"3.14"`},
+		{"abc", "number", `"abc"`},
 	} {
 		if got := TypedValue(c.raw, c.typ); got != c.want {
 			t.Errorf("TypedValue(%q, %q) = %s, want %s", c.raw, c.typ, got, c.want)
@@ -56,7 +76,7 @@ func FuzzTypedValue(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		for _, typ := range []string{"string", "", "integer", "number", "boolean", "object", "array", "null"} {
+		for _, typ := range []string{"string", "", "integer", "number", "boolean", "object", "array", "null", "float", "integer|null", "string|null", "int|string"} {
 			got := TypedValue(raw, typ)
 			var v any
 			if err := json.Unmarshal([]byte(got), &v); err != nil {
@@ -67,4 +87,27 @@ func FuzzTypedValue(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSchemaTypes reads the type names, unions and nullables of property
+// schemas into the form TypedValue takes.
+func TestSchemaTypes(t *testing.T) {
+	got := ParamTypes(json.RawMessage(`{"type":"object","properties":{
+		"a":{"type":"float"},"b":{"type":["integer","null"]},"c":{"anyOf":[{"type":"string"},{"type":"null"}]},
+		"d":{"type":"number","nullable":true},"e":{"oneOf":[{"type":"integer"},{"type":"boolean"}]},"f":{},
+		"g":{"type":"weird"}}}`))
+	want := map[string]string{"a": "float", "b": "integer|null", "c": "string|null", "d": "number|null", "e": "integer|boolean", "f": "", "g": "weird"}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("type of %s = %q, want %q", k, got[k], w)
+		}
+	}
+	for _, c := range []struct {
+		typ    string
+		stream bool
+	}{{"string", true}, {"", true}, {"weird", true}, {"float", false}, {"string|null", false}, {"integer|string", false}} {
+		if valueStreams(c.typ) != c.stream {
+			t.Errorf("valueStreams(%q) = %v", c.typ, !c.stream)
+		}
+	}
 }
