@@ -31,6 +31,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 //	                       provider: NAME              Options.Provider
 //	                       reasoning-control: NAME     Options.ReasoningControl
 //	                       send-effort: true           Options.SendEffort
+//	                       base-instructions: true     Options.BaseInstructions
 //	-- request.json --   the engine request (Responses JSON)
 //	-- body.json --      the chat body (compared as JSON values)
 //	-- tool_kinds.json --
@@ -69,6 +70,8 @@ func loadGoldens(t testing.TB) []golden {
 				g.opts.ReasoningControl = ReasoningControl(v)
 			case "send-effort":
 				g.opts.SendEffort = v == "true"
+			case "base-instructions":
+				g.opts.BaseInstructions = v == "true"
 			}
 		}
 		data := file(arc, "request.json")
