@@ -53,6 +53,10 @@ type Config struct {
 	ToolFormat string
 	// TextCalls, when set, is told of every text tool-call outcome.
 	TextCalls func(format, outcome string)
+	// HostedTool, when set, is told of every hosted tool (web_search,
+	// image_generation, …) a chat request leaves out because neither the
+	// upstream nor the client runs it (docs/request-shaping.md#hosted-tools).
+	HostedTool func(toolType string)
 	// Registry holds the harnesses the turn may use; nil means the
 	// process registry ([Default]).
 	Registry *Registry
@@ -167,6 +171,7 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 		Subagent:        hdr.Get("x-openai-subagent"),
 		Request:         req,
 		Logger:          log,
+		HostedTool:      cfg.HostedTool,
 	}
 	if err := checkShell(spec, env); err != nil {
 		return nil, err

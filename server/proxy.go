@@ -126,6 +126,7 @@ func (s *Server) harnessConfig() harness.Config {
 		ToolFormat:    s.cfg.toolFormat(),
 		ToolsInPrompt: s.cfg.ToolsInPrompt,
 		TextCalls:     s.metrics.TextToolCall,
+		HostedTool:    s.hostedTool,
 	}
 }
 

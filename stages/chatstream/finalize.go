@@ -329,6 +329,14 @@ func (f *finalizer) finalizeSlot(i int, emit func(protocol.ResponseEvent)) error
 			Input:  customInput(sl.args),
 			Extra:  extra,
 		}))
+	case protocol.KindToolSearch:
+		emit(protocol.Done(&protocol.ToolSearchCall{
+			CallID:    callID,
+			Status:    protocol.StatusCompleted,
+			Execution: "client",
+			Arguments: SearchArguments(sl.args),
+			Extra:     extra,
+		}))
 	case protocol.KindNamespacedFunction:
 		emit(protocol.Done(&protocol.FunctionCall{
 			Name:      kind.Name,
@@ -346,6 +354,29 @@ func (f *finalizer) finalizeSlot(i int, emit func(protocol.ResponseEvent)) error
 		}))
 	}
 	return nil
+}
+
+// SearchArguments returns the arguments of an emulated tool_search call
+// as the JSON object a tool_search_call carries: the arguments when they
+// are a JSON object (compacted), the object a JSON string holds, else
+// {"query": <the arguments as text>} — the model meant a search, and the
+// client's search reads its query (docs/request-shaping.md#tool-search).
+func SearchArguments(args []byte) json.RawMessage {
+	t := jsonx.TrimSpace(args)
+	if len(t) > 0 && t[0] == '"' {
+		var s string
+		if json.Unmarshal(t, &s) == nil {
+			t = jsonx.TrimSpace([]byte(s))
+		}
+	}
+	if len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, t) == nil {
+			return buf.Bytes()
+		}
+	}
+	q, _ := json.Marshal(map[string]string{"query": string(jsonx.TrimSpace(args))})
+	return q
 }
 
 // customInput returns the "input" string of arguments that parse as a JSON

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
 // TextRule says what an assistant text does to the turn being built.
@@ -267,15 +266,11 @@ func (f *flattener) item(it protocol.ResponseItem) error {
 		if id == "" {
 			id = ToolNameToolSearch
 		}
-		b := append([]byte(nil), `{"arguments":`...)
-		b, err := appendRaw(b, v.Arguments)
+		args, err := searchCallArguments(v.Arguments)
 		if err != nil {
 			return fmt.Errorf("tool_search_call arguments: %w", err)
 		}
-		b = append(b, `,"execution":`...)
-		b = chat.AppendString(b, v.Execution)
-		b = append(b, '}')
-		f.call(Call{ID: id, Name: ToolNameToolSearch, Arguments: string(b), Item: v})
+		f.call(Call{ID: id, Name: ToolNameToolSearch, Arguments: args, Item: v})
 	case *protocol.FunctionCallOutput:
 		if v == nil {
 			return errNilItem
@@ -294,22 +289,11 @@ func (f *flattener) item(it protocol.ResponseItem) error {
 		if id == "" {
 			id = ToolNameToolSearch
 		}
-		b := append([]byte(nil), `{"execution":`...)
-		b = chat.AppendString(b, v.Execution)
-		b = append(b, `,"status":`...)
-		b = chat.AppendString(b, v.Status)
-		b = append(b, `,"tools":[`...)
-		for j, t := range v.Tools {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendRaw(b, t); err != nil {
-				return fmt.Errorf("tool_search_output tools[%d]: %w", j, err)
-			}
+		text, err := searchOutputText(v, f.callName)
+		if err != nil {
+			return err
 		}
-		b = append(b, "]}"...)
-		f.output(id, &Output{Text: string(b), Item: v})
+		f.output(id, &Output{Text: text, Item: v})
 	case *protocol.Reasoning:
 		if v == nil {
 			return errNilItem

@@ -139,6 +139,10 @@ type Options struct {
 	// usage chunk (stream_options.include_usage), unless the body already
 	// says.
 	IncludeUsage bool
+	// OnHostedTool, when set, is told the type of every hosted tool
+	// (HostedToolTypes) request.tools leaves out
+	// (docs/request-shaping.md#hosted-tools).
+	OnHostedTool func(toolType string)
 	// Logger receives debug records about dropped tools; nil means
 	// slog.Default().
 	Logger *slog.Logger
