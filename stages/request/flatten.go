@@ -165,6 +165,7 @@ func NativePolicy() *FlattenPolicy { return &FlattenPolicy{Defer: true} }
 type flattener struct {
 	p         *FlattenPolicy
 	callName  func(ns, name string) string
+	names     map[ToolRef]string // wire names of namespaced functions (request.tools)
 	out       []Message
 	reasoning string                // pending reasoning, taken by the next flush
 	ritems    []*protocol.Reasoning // the reasoning items of reasoning, taken with it
@@ -183,7 +184,7 @@ func Flatten(out []Message, items []protocol.ResponseItem, p *FlattenPolicy, nam
 	if p == nil {
 		p = NativePolicy()
 	}
-	f := flattener{p: p, out: out}
+	f := flattener{p: p, out: out, names: names}
 	f.callName = p.CallName
 	if f.callName == nil {
 		f.callName = func(ns, name string) string {
@@ -219,6 +220,16 @@ func Flatten(out []Message, items []protocol.ResponseItem, p *FlattenPolicy, nam
 }
 
 var errNilItem = errors.New("nil item")
+
+// wireName is the name a namespaced function is offered under: the name
+// request.tools gave it, else the joined and sanitised name (a search
+// result names tools by what the model can call, whatever CallName does).
+func (f *flattener) wireName(ns, name string) string {
+	if n, ok := f.names[ToolRef{Namespace: ns, Name: name}]; ok {
+		return n
+	}
+	return ChatToolName(ns, name)
+}
 
 func (f *flattener) item(it protocol.ResponseItem) error {
 	switch v := it.(type) {
@@ -289,7 +300,7 @@ func (f *flattener) item(it protocol.ResponseItem) error {
 		if id == "" {
 			id = ToolNameToolSearch
 		}
-		text, err := searchOutputText(v, f.callName)
+		text, err := searchOutputText(v, f.wireName)
 		if err != nil {
 			return err
 		}
