@@ -14,6 +14,7 @@ import (
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/wire/anthropic"
+	"github.com/harnessflow/harnessflow/wire/errcode"
 )
 
 // Item id prefixes of the items anthropic.accumulate creates; the content
@@ -489,6 +490,10 @@ func upstreamError(e *APIError) *protocol.StreamError {
 			se.Code, se.Retryable = CodeContextLengthExceeded, false
 			break
 		}
+	}
+	// The other errors the engine treats specially (docs/errors.md).
+	if c := errcode.Classify(se.HTTPStatus, se.Type, se.Code, se.Message); se.Code == "" && c != "" {
+		se.Code = c
 	}
 	return se
 }
