@@ -33,13 +33,17 @@ type chunkDecoder struct {
 	s      jsonx.Scanner
 	unary  bool // read choices[].message instead of choices[].delta
 	chunk  Chunk
-	usageV Usage       // what chunk.Usage points to
-	errV   ErrorObject // what chunk.Error points to
-	choice []Choice
-	spans  []span
-	parts  [][]byte
-	calls  []ToolCall
-	tmp    [][]byte // reasoning_details texts of the delta being read
+	usageV Usage // what chunk.Usage points to
+	// vendorUsage says chunk.Usage came from x_groq.usage (a top-level
+	// usage object replaces it, a top-level null does not).
+	vendorUsage bool
+	errV        ErrorObject // what chunk.Error points to
+	choice      []Choice
+	spans       []span
+	parts       [][]byte
+	calls       []ToolCall
+	tmp         [][]byte // reasoning_details texts of the delta being read
+	think       [][]byte // texts of the delta's thinking content parts (Mistral)
 
 	// Prefix resume (see prefixSnap). track is the snapshot being built
 	// during a parse; snap is the last one taken.
@@ -107,7 +111,7 @@ func (d *chunkDecoder) decode(data []byte) (*Chunk, error) {
 	s := &d.s
 	d.choice, d.spans, d.parts, d.calls = d.choice[:0], d.spans[:0], d.parts[:0], d.calls[:0]
 	d.chunk = Chunk{}
-	d.sfxOn, d.done = false, false
+	d.sfxOn, d.done, d.vendorUsage = false, false, false
 	c := &d.chunk
 	resume := !d.unary && d.snap.prefix.Matches(data)
 	if resume {
@@ -236,7 +240,18 @@ func (d *chunkDecoder) top(data []byte, resume bool) bool {
 			if s.Kind() == jsonx.KindObject {
 				d.sfxPure = false
 			}
+			if s.Kind() != jsonx.KindObject && c.Usage != nil && d.vendorUsage {
+				s.Skip() // "usage":null next to x_groq.usage: keep Groq's
+				break
+			}
+			d.vendorUsage = false
 			d.usage()
+		case "x_groq":
+			// Groq puts the usage of a stream in x_groq.usage
+			// (docs/streams.md#usage); a top-level usage object wins.
+			t.ok = false
+			d.sfxPure = false
+			d.groq()
 		case "error":
 			t.ok = false
 			if s.Kind() != jsonx.KindNull {
@@ -351,14 +366,18 @@ func (d *chunkDecoder) delta(i int) bool {
 	if s.Kind() != jsonx.KindObject {
 		return s.Skip()
 	}
-	var rc, rf, rd []byte
+	var rc, rf, rd, rt []byte
 	m := s.Members()
 	for m.Next() {
 		switch string(m.Key()) {
 		case "content":
 			d.parts = d.parts[:sp.p0]
+			d.think = d.think[:0]
 			d.content()
 			sp.p1 = len(d.parts)
+			if len(d.think) > 0 {
+				rt = s.Join(d.think)
+			}
 		case "reasoning_content":
 			rc, _, _ = s.StrField()
 		case "refusal":
@@ -386,6 +405,8 @@ func (d *chunkDecoder) delta(i int) bool {
 		ch.Reasoning, ch.ReasoningSource = rf, ReasoningField
 	case len(rd) > 0:
 		ch.Reasoning, ch.ReasoningSource = rd, ReasoningDetails
+	case len(rt) > 0:
+		ch.Reasoning, ch.ReasoningSource = rt, ReasoningThinkingParts
 	}
 	return true
 }
@@ -410,11 +431,51 @@ func (d *chunkDecoder) content() bool {
 }
 
 // textPart reads a content part object into the parts pool, when it has a
-// string "text".
+// string "text"; the texts of a thinking part ({"type":"thinking",
+// "thinking":[{"type":"text","text"}…]} or a string "thinking", Mistral's
+// reasoning models) go to the delta's thinking texts instead.
 func (d *chunkDecoder) textPart() bool {
-	v, ok := d.textMember("text", "")
-	if ok && v != nil {
-		d.parts = append(d.parts, v)
+	s := &d.s
+	var text []byte
+	var thinking bool
+	n := len(d.think)
+	ok := s.Object(func(key []byte) bool {
+		var ok bool
+		switch string(key) {
+		case "text":
+			text, _, ok = s.StrField()
+		case "type":
+			var typ []byte
+			typ, _, ok = s.StrField()
+			thinking = string(typ) == "thinking"
+		case "thinking":
+			switch s.Kind() {
+			case jsonx.KindString:
+				var v []byte
+				if v, ok = s.Str(); ok && len(v) > 0 {
+					d.think = append(d.think, v)
+				}
+			case jsonx.KindArray:
+				ok = s.Objects(func() bool {
+					v, ok := d.textMember("text", "")
+					if ok && len(v) > 0 {
+						d.think = append(d.think, v)
+					}
+					return ok
+				})
+			default:
+				ok = s.Skip()
+			}
+		default:
+			ok = s.Skip()
+		}
+		return ok
+	})
+	if !thinking {
+		d.think = d.think[:n] // a "thinking" member of another part is not reasoning
+		if ok && text != nil {
+			d.parts = append(d.parts, text)
+		}
 	}
 	return ok
 }
@@ -562,6 +623,25 @@ func (d *chunkDecoder) function(t *ToolCall) bool {
 		}
 	}
 	return m.Done()
+}
+
+// groq reads Groq's x_groq object: its usage member becomes the chunk's
+// usage unless the chunk has a top-level usage object already.
+func (d *chunkDecoder) groq() bool {
+	s := &d.s
+	if s.Kind() != jsonx.KindObject {
+		return s.Skip()
+	}
+	return s.Object(func(key []byte) bool {
+		if string(key) != "usage" || s.Kind() != jsonx.KindObject || (d.chunk.Usage != nil && !d.vendorUsage) {
+			return s.Skip()
+		}
+		if !d.usage() {
+			return false
+		}
+		d.vendorUsage = true
+		return true
+	})
 }
 
 func (d *chunkDecoder) usage() bool {
