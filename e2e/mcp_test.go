@@ -152,6 +152,7 @@ func TestCodexMCPToolSearch(t *testing.T) {
 	for _, route := range []struct{ name, path, harness string }{
 		{"native", "/v1", ""},
 		{"minimal", "/h/minimal/v1", harness.NameMinimal},
+		{"kimi-cli", "/h/kimi-cli/v1", harness.NameKimiCLI},
 	} {
 		t.Run(route.name, func(t *testing.T) {
 			t.Parallel()
