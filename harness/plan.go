@@ -150,6 +150,10 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 			return nil, fmt.Errorf("harness %s: %w", spec.Name, err)
 		}
 	}
+	loaded, err := request.SearchLoadedTools(req.Input)
+	if err != nil {
+		return nil, fmt.Errorf("harness %s: %w", spec.Name, err)
+	}
 	key := conversationKey(req, hdr)
 	ws := ParseWorkspace(req.Input, Workspace{})
 	t := turnTime(ws, key, now())
@@ -167,7 +171,7 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 		Files:           cfg.Workspace.orLocal(),
 		ProjectDocs:     ProjectDocs(req.Input),
 		ConversationKey: key,
-		Client:          bridge.DetectShell(req.Tools),
+		Client:          bridge.DetectShell(req.Tools).WithLoaded(loaded),
 		Subagent:        hdr.Get("x-openai-subagent"),
 		Request:         req,
 		Logger:          log,

@@ -188,6 +188,21 @@ func searchLoadedTools(items []protocol.ResponseItem) ([]sourcedTool, error) {
 	return specs, nil
 }
 
+// SearchLoadedTools returns the tools the tool_search_output items of a
+// history loaded, in history order (docs/request-shaping.md#tool-search).
+// A tool that is not valid JSON is an error naming where it is.
+func SearchLoadedTools(items []protocol.ResponseItem) ([]protocol.ToolSpec, error) {
+	st, err := searchLoadedTools(items)
+	if err != nil || len(st) == 0 {
+		return nil, err
+	}
+	out := make([]protocol.ToolSpec, len(st))
+	for i := range st {
+		out[i] = *st[i].spec
+	}
+	return out, nil
+}
+
 // deferred reports whether a tool waits for a search to load it: it is
 // marked defer_loading and did not come from a tool_search_output.
 func (t sourcedTool) deferred(spec *protocol.ToolSpec) bool {
