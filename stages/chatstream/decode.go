@@ -248,7 +248,7 @@ func (d *chunkDecoder) top(data []byte, resume bool) bool {
 			d.usage()
 		case "x_groq":
 			// Groq puts the usage of a stream in x_groq.usage
-			// (docs/streams.md#usage); a top-level usage object wins.
+			// (docs/streams.md#chat-completions-streams); a top-level usage object wins.
 			t.ok = false
 			d.sfxPure = false
 			d.groq()
