@@ -127,12 +127,20 @@ func mcpConfig(t *testing.T, record string) string {
 
 // mcpScript searches for a tool, calls the MCP tool the search loaded
 // (wire is its name as the request offers it), then quotes its result.
-func mcpScript(wire string) *scripted.Script {
+// With dispatch (qwen-code), the tool is run through the harness's own
+// tool_call tool, which names it.
+func mcpScript(wire string, dispatch bool) *scripted.Script {
 	no := false
+	call := scripted.ToolCall{Name: wire, Arguments: json.RawMessage(`{"text":"` + mcpText + `"}`)}
+	offered := wire
+	if dispatch {
+		call = scripted.ToolCall{Name: "tool_call", Arguments: json.RawMessage(`{"name":"` + wire + `","arguments":{"text":"` + mcpText + `"}}`)}
+		offered = "tool_call"
+	}
 	return &scripted.Script{Turns: []scripted.Turn{
 		{When: &scripted.Match{ToolResultContains: mcpEcho}, Text: "The MCP tool said: {{tool_output}}"},
-		{When: &scripted.Match{HasTool: wire, ToolResultContains: "The search loaded"}, Text: "Calling the tool I found.",
-			ToolCalls: []scripted.ToolCall{{Name: wire, Arguments: json.RawMessage(`{"text":"` + mcpText + `"}`)}}},
+		{When: &scripted.Match{HasTool: offered, ToolResultContains: "The search loaded"}, Text: "Calling the tool I found.",
+			ToolCalls: []scripted.ToolCall{call}},
 		{When: &scripted.Match{HasTool: "tool_search", ToolResult: &no}, Text: "Searching for an echo tool.",
 			ToolCalls: []scripted.ToolCall{{Name: "tool_search", Arguments: json.RawMessage(`{"query":"echo text"}`)}}},
 	}}
@@ -149,15 +157,19 @@ func TestCodexMCPToolSearch(t *testing.T) {
 		t.Skipf("set %s to a Codex CLI binary to run (scripts/e2e-codex.sh does)", codexEnv)
 	}
 	const wireName = "mcp__" + mcpServer + "_" + mcpTool // the native naming rule of namespace mcp__probe
-	for _, route := range []struct{ name, path, harness string }{
-		{"native", "/v1", ""},
-		{"minimal", "/h/minimal/v1", harness.NameMinimal},
-		{"kimi-cli", "/h/kimi-cli/v1", harness.NameKimiCLI},
+	for _, route := range []struct {
+		name, path, harness string
+		dispatch            bool // the harness runs loaded tools through its own tool_call
+	}{
+		{"native", "/v1", "", false},
+		{"minimal", "/h/minimal/v1", harness.NameMinimal, false},
+		{"kimi-cli", "/h/kimi-cli/v1", harness.NameKimiCLI, false},
+		{"qwen-code", "/h/qwen-code/v1", harness.NameQwenCode, true},
 	} {
 		t.Run(route.name, func(t *testing.T) {
 			t.Parallel()
 			record := t.TempDir() + "/calls.jsonl"
-			p := startProxy(t, mcpScript(wireName))
+			p := startProxy(t, mcpScript(wireName, route.dispatch))
 			run := runCodexConfig(t, bin, p.url+route.path, codexModel, true, mcpConfig(t, record))
 			if run.exitCode != 0 {
 				t.Fatalf("codex exited with %d, want 0\n%s", run.exitCode, run)
@@ -180,7 +192,7 @@ func TestCodexMCPToolSearch(t *testing.T) {
 			if len(bodies) != 3 {
 				t.Fatalf("upstream got %d requests, want 3 (search, MCP call, final)", len(bodies))
 			}
-			checkMCPBodies(t, bodies, wireName)
+			checkMCPBodies(t, bodies, wireName, route.dispatch)
 			if route.harness == "" {
 				checkBaseSystem(t, bodies)
 			}
@@ -191,8 +203,9 @@ func TestCodexMCPToolSearch(t *testing.T) {
 // checkMCPBodies checks the chat requests of the MCP exchange: the first
 // offers tool_search and not the MCP tool; the second renders the search
 // (a tool_search call and its result) and offers the loaded MCP tool; the
-// third carries the MCP tool's answer. No request offers web_search.
-func checkMCPBodies(t *testing.T, bodies [][]byte, wireName string) {
+// third carries the MCP tool's answer. No request offers web_search. With
+// dispatch the MCP tool is never offered (the harness's tool_call runs it).
+func checkMCPBodies(t *testing.T, bodies [][]byte, wireName string, dispatch bool) {
 	t.Helper()
 	type message struct {
 		Role      string          `json:"role"`
@@ -222,7 +235,7 @@ func checkMCPBodies(t *testing.T, bodies [][]byte, wireName string) {
 		if !offered["tool_search"] || offered["web_search"] {
 			t.Errorf("request %d offers tool_search %t, web_search %t; want true, false", i+1, offered["tool_search"], offered["web_search"])
 		}
-		if want := i > 0; offered[wireName] != want {
+		if want := i > 0 && !dispatch; offered[wireName] != want {
 			t.Errorf("request %d offers %s: %t, want %t", i+1, wireName, offered[wireName], want)
 		}
 		if i == 0 {

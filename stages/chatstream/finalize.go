@@ -320,13 +320,21 @@ func (f *finalizer) finalizeSlot(i int, emit func(protocol.ResponseEvent)) error
 		extra = protocol.Extra{ExtraContentKey: json.RawMessage(bytes.Clone(sl.extra))}
 	}
 	f.calls++
-	kind := f.kinds[sl.name]
+	name, args := sl.name, sl.args
+	kind := f.kinds[name]
+	if kind.Kind == protocol.KindToolCall {
+		if inner, innerArgs, ok := dispatched(args); ok {
+			if k, known := f.kinds[inner]; known && k.Kind != protocol.KindToolCall && k.Kind != protocol.KindToolSearch {
+				name, args, kind = inner, innerArgs, k
+			}
+		}
+	}
 	switch kind.Kind {
 	case protocol.KindCustom:
 		emit(protocol.Done(&protocol.CustomToolCall{
 			CallID: callID,
-			Name:   sl.name,
-			Input:  customInput(sl.args),
+			Name:   name,
+			Input:  customInput(args),
 			Extra:  extra,
 		}))
 	case protocol.KindToolSearch:
@@ -334,26 +342,51 @@ func (f *finalizer) finalizeSlot(i int, emit func(protocol.ResponseEvent)) error
 			CallID:    callID,
 			Status:    protocol.StatusCompleted,
 			Execution: "client",
-			Arguments: SearchArguments(sl.args),
+			Arguments: SearchArguments(args),
 			Extra:     extra,
 		}))
 	case protocol.KindNamespacedFunction:
 		emit(protocol.Done(&protocol.FunctionCall{
 			Name:      kind.Name,
 			Namespace: kind.Namespace,
-			Arguments: string(sl.args),
+			Arguments: string(args),
 			CallID:    callID,
 			Extra:     extra,
 		}))
 	default:
 		emit(protocol.Done(&protocol.FunctionCall{
-			Name:      sl.name,
-			Arguments: string(sl.args),
+			Name:      name,
+			Arguments: string(args),
 			CallID:    callID,
 			Extra:     extra,
 		}))
 	}
 	return nil
+}
+
+// dispatched reads the arguments of a dispatcher call (KindToolCall):
+// {"name": N, "arguments": A} gives N and A as JSON text (a string A is
+// taken as the JSON text it holds; no A is {}).
+func dispatched(args []byte) (name string, inner []byte, ok bool) {
+	var d struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(args, &d) != nil || d.Name == "" {
+		return "", nil, false
+	}
+	a := jsonx.TrimSpace(d.Arguments)
+	switch {
+	case len(a) == 0 || string(a) == "null":
+		a = []byte("{}")
+	case a[0] == '"':
+		var s string
+		if json.Unmarshal(a, &s) != nil {
+			return "", nil, false
+		}
+		a = []byte(s)
+	}
+	return d.Name, a, true
 }
 
 // SearchArguments returns the arguments of an emulated tool_search call

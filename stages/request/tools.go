@@ -189,8 +189,9 @@ func searchLoadedTools(items []protocol.ResponseItem) ([]sourcedTool, error) {
 }
 
 // SearchLoadedTools returns the tools the tool_search_output items of a
-// history loaded, in history order (docs/request-shaping.md#tool-search).
-// A tool that is not valid JSON is an error naming where it is.
+// history loaded, in history order (docs/request-shaping.md#tool-search),
+// without their defer_loading marks (a search loaded them). A tool that is
+// not valid JSON is an error naming where it is.
 func SearchLoadedTools(items []protocol.ResponseItem) ([]protocol.ToolSpec, error) {
 	st, err := searchLoadedTools(items)
 	if err != nil || len(st) == 0 {
@@ -198,7 +199,15 @@ func SearchLoadedTools(items []protocol.ResponseItem) ([]protocol.ToolSpec, erro
 	}
 	out := make([]protocol.ToolSpec, len(st))
 	for i := range st {
-		out[i] = *st[i].spec
+		t := *st[i].spec
+		t.DeferLoading = nil
+		if len(t.Tools) > 0 {
+			t.Tools = append([]protocol.ToolSpec(nil), t.Tools...)
+			for j := range t.Tools {
+				t.Tools[j].DeferLoading = nil
+			}
+		}
+		out[i] = t
 	}
 	return out, nil
 }
