@@ -34,9 +34,10 @@ type chunkDecoder struct {
 	unary  bool // read choices[].message instead of choices[].delta
 	chunk  Chunk
 	usageV Usage // what chunk.Usage points to
-	// vendorUsage says chunk.Usage came from x_groq.usage (a top-level
-	// usage object replaces it, a top-level null does not).
-	vendorUsage bool
+	// groqV is the last x_groq member's usage object, when hasGroq; it is
+	// the chunk's usage when the chunk has no top-level usage object.
+	groqV   Usage
+	hasGroq bool
 	errV        ErrorObject // what chunk.Error points to
 	choice      []Choice
 	spans       []span
@@ -111,7 +112,7 @@ func (d *chunkDecoder) decode(data []byte) (*Chunk, error) {
 	s := &d.s
 	d.choice, d.spans, d.parts, d.calls = d.choice[:0], d.spans[:0], d.parts[:0], d.calls[:0]
 	d.chunk = Chunk{}
-	d.sfxOn, d.done, d.vendorUsage = false, false, false
+	d.sfxOn, d.done, d.hasGroq = false, false, false
 	c := &d.chunk
 	resume := !d.unary && d.snap.prefix.Matches(data)
 	if resume {
@@ -127,6 +128,10 @@ func (d *chunkDecoder) decode(data []byte) (*Chunk, error) {
 	}
 	if !d.top(data, resume) || !s.End() {
 		return nil, s.Err()
+	}
+	if c.Usage == nil && d.hasGroq {
+		d.usageV = d.groqV
+		c.Usage = &d.usageV
 	}
 	if d.sfxOn {
 		if d.sfxPure {
@@ -240,15 +245,11 @@ func (d *chunkDecoder) top(data []byte, resume bool) bool {
 			if s.Kind() == jsonx.KindObject {
 				d.sfxPure = false
 			}
-			if s.Kind() != jsonx.KindObject && c.Usage != nil && d.vendorUsage {
-				s.Skip() // "usage":null next to x_groq.usage: keep Groq's
-				break
-			}
-			d.vendorUsage = false
 			d.usage()
 		case "x_groq":
 			// Groq puts the usage of a stream in x_groq.usage
-			// (docs/streams.md#chat-completions-streams); a top-level usage object wins.
+			// (docs/streams.md#chat-completions-streams); a top-level
+			// usage object wins (decode).
 			t.ok = false
 			d.sfxPure = false
 			d.groq()
@@ -449,6 +450,7 @@ func (d *chunkDecoder) textPart() bool {
 			typ, _, ok = s.StrField()
 			thinking = string(typ) == "thinking"
 		case "thinking":
+			d.think = d.think[:n] // the last "thinking" member counts
 			switch s.Kind() {
 			case jsonx.KindString:
 				var v []byte
@@ -625,22 +627,26 @@ func (d *chunkDecoder) function(t *ToolCall) bool {
 	return m.Done()
 }
 
-// groq reads Groq's x_groq object: its usage member becomes the chunk's
-// usage unless the chunk has a top-level usage object already.
+// groq reads Groq's x_groq object: its usage member (the last one, when
+// it is an object) is kept in groqV; the last x_groq member counts.
 func (d *chunkDecoder) groq() bool {
 	s := &d.s
+	d.hasGroq = false
 	if s.Kind() != jsonx.KindObject {
 		return s.Skip()
 	}
 	return s.Object(func(key []byte) bool {
-		if string(key) != "usage" || s.Kind() != jsonx.KindObject || (d.chunk.Usage != nil && !d.vendorUsage) {
+		if string(key) != "usage" {
 			return s.Skip()
 		}
-		if !d.usage() {
-			return false
+		saved, savedV := d.chunk.Usage, d.usageV
+		ok := d.usage()
+		d.hasGroq = ok && d.chunk.Usage != nil
+		if d.hasGroq {
+			d.groqV = d.usageV
 		}
-		d.vendorUsage = true
-		return true
+		d.chunk.Usage, d.usageV = saved, savedV
+		return ok
 	})
 }
 
