@@ -38,13 +38,13 @@ type chunkDecoder struct {
 	// the chunk's usage when the chunk has no top-level usage object.
 	groqV   Usage
 	hasGroq bool
-	errV        ErrorObject // what chunk.Error points to
-	choice      []Choice
-	spans       []span
-	parts       [][]byte
-	calls       []ToolCall
-	tmp         [][]byte // reasoning_details texts of the delta being read
-	think       [][]byte // texts of the delta's thinking content parts (Mistral)
+	errV    ErrorObject // what chunk.Error points to
+	choice  []Choice
+	spans   []span
+	parts   [][]byte
+	calls   []ToolCall
+	tmp     [][]byte // reasoning_details texts of the delta being read
+	think   [][]byte // texts of the delta's thinking content parts (Mistral)
 
 	// Prefix resume (see prefixSnap). track is the snapshot being built
 	// during a parse; snap is the last one taken.
