@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/server"
+	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // codexSearchRequest is a Codex 0.171-shaped turn after a tool search:
@@ -37,71 +40,100 @@ const codexSearchRequest = `{"model":"m","stream":true,"tool_choice":"auto","par
  ]}`
 
 // TestShapeEqualsServe: what `shape` prints as the body is what `serve`
-// sends upstream for the same request, on the native route and on a
-// harness route that sends the client's tools.
+// sends upstream for the same request, on the native route and on every
+// harness route of the chat and Messages wires (the scripted model answers
+// them all); a route with a title request is compared on its main request,
+// the last one the upstream got.
 func TestShapeEqualsServe(t *testing.T) {
-	var mu sync.Mutex
-	var got []string
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		got = append(got, string(b))
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, `data: {"id":"c","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
-	}))
-	defer up.Close()
-	srv := server.New(server.Config{Upstream: up.URL + "/v1", Wire: "chat"})
-	ts := httptest.NewServer(srv.Handler())
-	defer func() { ts.Close(); srv.CloseIdleConnections() }()
-	for _, route := range []struct{ path, harness string }{{"/v1/responses", ""}, {"/h/minimal/v1/responses", "minimal"}} {
-		resp, err := http.Post(ts.URL+route.path, "application/json", strings.NewReader(codexSearchRequest))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		mu.Lock()
-		if len(got) == 0 {
+	for _, wire := range []string{"chat", "messages"} {
+		var mu sync.Mutex
+		var got []string
+		model := scripted.New(nil)
+		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			got = append(got, string(b))
 			mu.Unlock()
-			t.Fatalf("%s: the upstream got nothing (status %d)", route.path, resp.StatusCode)
-		}
-		sent := got[len(got)-1]
-		mu.Unlock()
-		args := []string{"--wire", "chat", "--upstream", up.URL + "/v1"}
-		if route.harness != "" {
-			args = append(args, "--harness", route.harness)
-		}
-		code, out, errOut := shapeCLI(t, codexSearchRequest, args...)
-		if code != 0 {
-			t.Fatalf("shape %v: %d %s", args, code, errOut)
-		}
-		var shaped struct {
-			Body json.RawMessage `json:"body"`
-		}
-		if err := json.Unmarshal([]byte(out), &shaped); err != nil {
-			t.Fatal(err)
-		}
-		var a, b any
-		if err := json.Unmarshal(shaped.Body, &a); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal([]byte(sent), &b); err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(a, b); d != "" {
-			t.Errorf("%s: shape body differs from what serve sent (-shape +serve):\n%s", route.path, d)
-		}
-		for _, want := range []string{`"mcp__probe_echo_text"`, `"tool_search"`} {
-			if !strings.Contains(sent, want) {
-				t.Errorf("%s: the upstream body lacks %s: %s", route.path, want, sent)
+			r.Body = io.NopCloser(strings.NewReader(string(b)))
+			model.ServeHTTP(w, r)
+		}))
+		srv := server.New(server.Config{Upstream: up.URL + "/v1", Wire: harness.Wire(wire), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		ts := httptest.NewServer(srv.Handler())
+		routes := []string{""}
+		for _, s := range harness.Default().All() {
+			if s.Name != harness.NativeName && s.Supports(harness.Wire(wire)) {
+				routes = append(routes, s.Name)
 			}
 		}
-		if strings.Contains(sent, `"web_search"`) || strings.Contains(sent, `"lazy"`) {
-			t.Errorf("%s: the upstream body offers web_search or the deferred tool: %s", route.path, sent)
+		if wire == "messages" {
+			routes = routes[1:] // the messages wire has no native route
 		}
-		if route.harness == "" && !strings.Contains(sent, `"messages":[{"role":"system","content":"You are a coding agent. Base prompt."}`) {
-			t.Errorf("native: the base prompt is not the system message: %s", sent)
+		if len(routes) < 3 {
+			t.Fatalf("%s: only the routes %q", wire, routes)
 		}
+		for _, name := range routes {
+			path := "/v1/responses"
+			if name != "" {
+				path = "/h/" + name + "/v1/responses"
+			}
+			resp, err := http.Post(ts.URL+path, "application/json", strings.NewReader(codexSearchRequest))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			mu.Lock()
+			n := len(got)
+			sent := ""
+			if n > 0 {
+				sent = got[n-1]
+			}
+			got = got[:0]
+			mu.Unlock()
+			if n == 0 {
+				t.Errorf("%s %s: the upstream got nothing (status %d)", wire, path, resp.StatusCode)
+				continue
+			}
+			args := []string{"--wire", wire, "--upstream", up.URL + "/v1"}
+			if name != "" {
+				args = append(args, "--harness", name)
+			}
+			code, out, errOut := shapeCLI(t, codexSearchRequest, args...)
+			if code != 0 {
+				t.Errorf("shape %v: %d %s", args, code, errOut)
+				continue
+			}
+			var shaped struct {
+				Body json.RawMessage `json:"body"`
+			}
+			if err := json.Unmarshal([]byte(out), &shaped); err != nil {
+				t.Fatal(err)
+			}
+			var a, b any
+			if err := json.Unmarshal(shaped.Body, &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(sent), &b); err != nil {
+				t.Fatalf("%s %s: upstream body: %v", wire, path, err)
+			}
+			if d := cmp.Diff(a, b); d != "" {
+				t.Errorf("%s %s: shape body differs from what serve sent (-shape +serve):\n%s", wire, path, d)
+			}
+			if strings.Contains(sent, `"web_search"`) {
+				t.Errorf("%s %s: the upstream body offers web_search", wire, path)
+			}
+			switch name {
+			case "", harness.NameMinimal, harness.NameKimiCLI:
+				if !strings.Contains(sent, `"mcp__probe_echo_text"`) || !strings.Contains(sent, `"tool_search"`) || strings.Contains(sent, `"lazy"`) {
+					t.Errorf("%s %s: want the loaded MCP tool and tool_search offered, the deferred tool not: %s", wire, path, sent)
+				}
+			}
+			if name == "" && !strings.Contains(sent, `"messages":[{"role":"system","content":"You are a coding agent. Base prompt."}`) {
+				t.Errorf("native: the base prompt is not the system message: %s", sent)
+			}
+		}
+		ts.Close()
+		srv.CloseIdleConnections()
+		up.Close()
 	}
 }
