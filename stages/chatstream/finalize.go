@@ -391,9 +391,11 @@ func dispatched(args []byte) (name string, inner []byte, ok bool) {
 
 // SearchArguments returns the arguments of an emulated tool_search call
 // as the JSON object a tool_search_call carries: the arguments when they
-// are a JSON object (compacted), the object a JSON string holds, else
-// {"query": <the arguments as text>} — the model meant a search, and the
-// client's search reads its query (docs/request-shaping.md#tool-search).
+// are a JSON object (compacted; a max_results member, when there is no
+// limit, becomes limit, which the client's search reads), the object a
+// JSON string holds, else {"query": <the arguments as text>} — the model
+// meant a search, and the client's search reads its query
+// (docs/request-shaping.md#tool-search).
 func SearchArguments(args []byte) json.RawMessage {
 	t := jsonx.TrimSpace(args)
 	if len(t) > 0 && t[0] == '"' {
@@ -403,6 +405,18 @@ func SearchArguments(args []byte) json.RawMessage {
 		}
 	}
 	if len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(t, &obj) == nil {
+			if n, ok := obj["max_results"]; ok && obj["limit"] == nil {
+				// Qwen Code's tool_search (and others) say max_results;
+				// the client's search reads limit.
+				obj["limit"] = n
+				delete(obj, "max_results")
+				if b, err := json.Marshal(obj); err == nil {
+					return b
+				}
+			}
+		}
 		var buf bytes.Buffer
 		if json.Compact(&buf, t) == nil {
 			return buf.Bytes()
