@@ -32,7 +32,14 @@ import (
 
 // TestMain checks that no test leaves a goroutine of the in-process proxy
 // or scripted model behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// When the test binary is started as the MCP server of the MCP test
+// (mcp_test.go), it serves MCP on stdin and stdout instead.
+func TestMain(m *testing.M) {
+	if os.Getenv(mcpProbeEnv) != "" {
+		os.Exit(serveMCPProbe(os.Stdin, os.Stdout, os.Getenv(mcpProbeEnv)))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // codexEnv names the environment variable that enables the Codex tests.
 const codexEnv = "HARNESSFLOW_CODEX"
@@ -534,6 +541,13 @@ func runCodex(t *testing.T, bin, baseURL string, jsonl bool) codexRun {
 // shape: see defaultModelTests).
 func runCodexModel(t *testing.T, bin, baseURL, model string, jsonl bool) codexRun {
 	t.Helper()
+	return runCodexConfig(t, bin, baseURL, model, jsonl, "")
+}
+
+// runCodexConfig is runCodexModel with extra appended to Codex's
+// config.toml (tables of its own, such as an MCP server).
+func runCodexConfig(t *testing.T, bin, baseURL, model string, jsonl bool, extra string) codexRun {
+	t.Helper()
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	codexHome := filepath.Join(root, "codex-home")
@@ -547,6 +561,7 @@ func runCodexModel(t *testing.T, bin, baseURL, model string, jsonl bool) codexRu
 	if model != "" {
 		config = fmt.Sprintf("model = %q\n", model) + config
 	}
+	config += extra
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -57,12 +57,15 @@ type Env struct {
 	Request *protocol.ResponsesRequest
 	// Logger receives debug records of the stages.
 	Logger *slog.Logger
+	// HostedTool, when set, is told of every hosted tool the request
+	// leaves out (Config.HostedTool).
+	HostedTool func(toolType string)
 }
 
 // RequestOptions returns the request-stage options of the env: provider
 // quirks from the base URL, the model's reasoning control and the logger.
 func (e *Env) RequestOptions() request.Options {
-	return request.Options{BaseURL: e.BaseURL, ReasoningControl: harnessReasoning(e), Logger: e.Logger}
+	return request.Options{BaseURL: e.BaseURL, ReasoningControl: harnessReasoning(e), Logger: e.Logger, OnHostedTool: e.HostedTool}
 }
 
 // Workspace is the client's working environment.

@@ -32,7 +32,7 @@ const TypeAdditionalTools = request.TypeAdditionalTools
 func HarnessRequest(req *protocol.ResponsesRequest) (*protocol.ResponsesRequest, error) {
 	base := -1
 	if strings.TrimSpace(req.Instructions) == "" {
-		base = baseMessage(req.Input)
+		base = request.BaseMessage(req.Input)
 	}
 	var extra []protocol.ToolSpec
 	moved := base >= 0
@@ -60,7 +60,7 @@ func HarnessRequest(req *protocol.ResponsesRequest) (*protocol.ResponsesRequest,
 	out.Input = make(protocol.Items, 0, len(req.Input))
 	for i, it := range req.Input {
 		if i == base {
-			out.Instructions = messageText(it.(*protocol.Message))
+			out.Instructions = request.MessageText(it.(*protocol.Message))
 			continue
 		}
 		if o, ok := it.(*protocol.OtherItem); ok && o != nil && o.Type == TypeAdditionalTools {
@@ -72,52 +72,6 @@ func HarnessRequest(req *protocol.ResponsesRequest) (*protocol.ResponsesRequest,
 		out.Tools = append(append(make([]protocol.ToolSpec, 0, len(req.Tools)+len(extra)), req.Tools...), extra...)
 	}
 	return &out, nil
-}
-
-// baseMessage is the index of the developer message that carries the
-// engine's base prompt, or -1: the first message of the input, when it
-// comes before any user or assistant message and is not made of
-// contextual developer fragments alone. Items that are not messages (an
-// additional_tools item) are passed over.
-func baseMessage(items []protocol.ResponseItem) int {
-	for i, it := range items {
-		m, ok := it.(*protocol.Message)
-		if !ok || m == nil {
-			continue
-		}
-		if m.Role != protocol.RoleDeveloper {
-			return -1
-		}
-		texts, contextual := 0, 0
-		for _, c := range m.Content {
-			if c.Type != protocol.ContentInputText && c.Type != protocol.ContentOutputText {
-				continue
-			}
-			if strings.TrimSpace(c.Text) == "" {
-				continue
-			}
-			texts++
-			if request.IsContextualDeveloperText(c.Text) {
-				contextual++
-			}
-		}
-		if texts == 0 || contextual == texts {
-			return -1
-		}
-		return i
-	}
-	return -1
-}
-
-// messageText joins the texts of a message with a blank line.
-func messageText(m *protocol.Message) string {
-	var texts []string
-	for _, c := range m.Content {
-		if c.Type == protocol.ContentInputText || c.Type == protocol.ContentOutputText {
-			texts = append(texts, c.Text)
-		}
-	}
-	return strings.Join(texts, "\n\n")
 }
 
 // ProjectDoc is the project instructions the client read for the session:

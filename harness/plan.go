@@ -56,6 +56,10 @@ type Config struct {
 	ToolFormat string
 	// TextCalls, when set, is told of every text tool-call outcome.
 	TextCalls func(format, outcome string)
+	// HostedTool, when set, is told of every hosted tool (web_search,
+	// image_generation, …) a chat request leaves out because neither the
+	// upstream nor the client runs it (docs/request-shaping.md#hosted-tools).
+	HostedTool func(toolType string)
 	// Registry holds the harnesses the turn may use; nil means the
 	// process registry ([Default]).
 	Registry *Registry
@@ -150,6 +154,10 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 			return nil, fmt.Errorf("harness %s: %w", spec.Name, err)
 		}
 	}
+	loaded, err := request.SearchLoadedTools(req.Input)
+	if err != nil {
+		return nil, fmt.Errorf("harness %s: %w", spec.Name, err)
+	}
 	key := conversationKey(req, hdr)
 	ws := ParseWorkspace(req.Input, Workspace{})
 	t := turnTime(ws, key, now())
@@ -167,10 +175,11 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 		Files:           cfg.Workspace.orLocal(),
 		ProjectDocs:     ProjectDocs(req.Input),
 		ConversationKey: key,
-		Client:          bridge.DetectShell(req.Tools),
+		Client:          bridge.DetectShell(req.Tools).WithLoaded(loaded),
 		Subagent:        hdr.Get("x-openai-subagent"),
 		Request:         req,
 		Logger:          log,
+		HostedTool:      cfg.HostedTool,
 	}
 	if err := checkShell(spec, env); err != nil {
 		return nil, err

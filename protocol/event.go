@@ -74,6 +74,11 @@ const (
 	FinishLength        = "length"
 	FinishToolCalls     = "tool_calls"
 	FinishContentFilter = "content_filter"
+	// FinishPauseTurn is an Anthropic pause_turn: the server paused a
+	// long turn (a server tool still running) and the caller must send the
+	// response back to continue it; the completed event also says
+	// end_turn:false.
+	FinishPauseTurn = "pause_turn"
 )
 
 // TokenUsage is the token accounting of a completed response. CacheWriteInputTokens is

@@ -70,14 +70,24 @@ const (
 	KindFunction           = "function"
 	KindNamespacedFunction = "namespaced_function"
 	KindCustom             = "custom"
+	// KindToolSearch is the emulated tool_search function of a chat or
+	// Messages upstream: its call goes back as a tool_search_call item
+	// (execution "client") for the client to run the search
+	// (docs/request-shaping.md#tool-search).
+	KindToolSearch = "tool_search"
+	// KindToolCall is a dispatcher tool whose arguments {"name",
+	// "arguments"} call another tool of the table by its wire name (Qwen
+	// Code's tool_call runs a tool its tool_search found): the call goes
+	// back as the call of that tool (docs/request-shaping.md#tool-search).
+	KindToolCall = "tool_call"
 )
 
 // ToolOutputKind tells how a chat tool call maps back to a ResponseItem (docs/request-shaping.md#tool-kinds): a plain
-// function_call, a function_call with a namespace (Name is the real function name), or a
-// custom_tool_call. JSON: {"kind":"function"} | {"kind":"namespaced_function","name":..,
-// "namespace":..} | {"kind":"custom"}.
+// function_call, a function_call with a namespace (Name is the real function name), a
+// custom_tool_call, a tool_search_call, or the call a dispatcher names. JSON: {"kind":"function"} | {"kind":"namespaced_function","name":..,
+// "namespace":..} | {"kind":"custom"} | {"kind":"tool_search"} | {"kind":"tool_call"}.
 type ToolOutputKind struct {
-	Kind      string // KindFunction | KindNamespacedFunction | KindCustom
+	Kind      string // KindFunction | KindNamespacedFunction | KindCustom | KindToolSearch | KindToolCall
 	Name      string // namespaced_function only
 	Namespace string // namespaced_function only
 }

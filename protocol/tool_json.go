@@ -171,7 +171,7 @@ func (k *ToolOutputKind) UnmarshalJSON(data []byte) error {
 	}
 	v := ToolOutputKind{Kind: d.Str("kind")}
 	switch v.Kind {
-	case KindFunction, KindCustom:
+	case KindFunction, KindCustom, KindToolSearch, KindToolCall:
 	case KindNamespacedFunction:
 		v.Name = d.Str("name")
 		v.Namespace = d.Str("namespace")

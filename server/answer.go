@@ -50,6 +50,9 @@ type answerError struct {
 	// cause is what went wrong, for the request's debug record (nil:
 	// nothing new).
 	cause error
+	// inStream marks an upstream error the engine reads only in a
+	// response.failed event (failInStream).
+	inStream bool
 }
 
 // Error implements error: the message the client is told.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/wire/errcode"
 )
 
 // redactURLError drops the URL from a transport error (it may carry
@@ -41,11 +42,53 @@ func (s *Server) upstreamError(resp *http.Response) *answerError {
 		msg = "upstream returned HTTP " + strconv.Itoa(resp.StatusCode) + ": " + msg
 	}
 	msg = s.redactKey(msg) // an upstream that quotes the key it was sent
+	// The errors the engine treats specially get its code, the upstream's
+	// message kept (docs/errors.md).
+	mapped := errcode.Classify(resp.StatusCode, typ, codeText(code), msg)
+	if mapped != "" {
+		code = codeJSON(mapped)
+		if mapped == errcode.ServerOverloaded && status != http.StatusServiceUnavailable {
+			status = http.StatusServiceUnavailable // the status Codex reads an overload from
+		}
+	}
 	if typ == "" {
 		typ = errorType(resp.StatusCode)
 	}
 	return &answerError{status: status, typ: typ, code: code, param: param, msg: msg, outcome: outcomeUpstreamError,
-		retryAfter: resp.Header.Get("Retry-After")}
+		retryAfter: resp.Header.Get("Retry-After"), inStream: errcode.InStream(mapped)}
+}
+
+// codeText is an error code's text: a JSON string's value, a number's
+// digits, "" for null or nothing.
+func codeText(code json.RawMessage) string {
+	var s string
+	if json.Unmarshal(code, &s) == nil {
+		return s
+	}
+	if t := strings.TrimSpace(string(code)); t != "null" {
+		return t
+	}
+	return ""
+}
+
+// failInStream answers e, an error the engine reads only in a
+// response.failed event (docs/errors.md#where-the-answer-goes), as a
+// stream that fails at once — when the client asked for a stream; it
+// reports false (nothing written) otherwise.
+func (s *Server) failInStream(w http.ResponseWriter, x *exchange, model string, e *answerError) (int, string, bool) {
+	if e == nil || !e.inStream || x.conv == nil || x.conv.unary {
+		return 0, "", false
+	}
+	if x.stream == nil {
+		x.stream = s.metrics.StartStream()
+	}
+	x.failure = &protocol.StreamError{Kind: protocol.ErrKindUpstream, Type: e.typ, Code: codeText(e.code), Message: e.msg,
+		HTTPStatus: e.status}
+	noteReason(w, e.msg)
+	sink := s.startClient(w, x, model)
+	_ = sink.Fail(x.failure) // a failed write means the client went away
+	x.events = sink.Events()
+	return http.StatusOK, outcomeUpstreamError, true
 }
 
 // parseUpstreamError reads the usual error bodies: OpenAI

@@ -126,6 +126,7 @@ func (s *Server) harnessConfig() harness.Config {
 		ToolFormat:    s.cfg.toolFormat(),
 		ToolsInPrompt: s.cfg.ToolsInPrompt,
 		TextCalls:     s.metrics.TextToolCall,
+		HostedTool:    s.hostedTool,
 	}
 }
 
@@ -200,6 +201,9 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 	// The upstreams in order, each planned for its wire and model: the next
 	// only when the one before failed before the client got a byte.
 	ex, resp, e := s.dispatch(ctx, r, x, req, targets)
+	if status, outcome, ok := s.failInStream(w, x, req.Model, e); ok { // errors.go
+		return status, outcome, nil
+	}
 	if e != nil {
 		return 0, "", e
 	}

@@ -293,7 +293,7 @@ func TestUpstreamHTTPErrors(t *testing.T) {
 	}{
 		{429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "Rate limit reached", "requests"},
 		{500, `internal meltdown`, "upstream returned HTTP 500: internal meltdown", "server_error"},
-		{400, `{"error":{"message":"context too long","type":"invalid_request_error","code":"context_length_exceeded"}}`, "context too long", "invalid_request_error"},
+		{400, `{"error":{"message":"bad field","type":"invalid_request_error","code":"invalid_value"}}`, "bad field", "invalid_request_error"},
 		{401, `{"error":"bad key"}`, "bad key", "authentication_error"},
 		{503, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "Overloaded", "overloaded_error"},
 	}

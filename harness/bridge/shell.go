@@ -105,6 +105,33 @@ func DetectShell(tools []protocol.ToolSpec) ClientShell {
 	return c
 }
 
+// WithLoaded returns c with the tools a tool search loaded (the tools of
+// the history's tool_search_output items) advertised too: the client can
+// run them, so their calls pass the bridge as the client's own
+// (docs/request-shaping.md#tool-search). The shell detected is not
+// changed.
+func (c ClientShell) WithLoaded(tools []protocol.ToolSpec) ClientShell {
+	if len(tools) == 0 {
+		return c
+	}
+	adv := make(map[string]bool, len(c.advertised)+len(tools))
+	for k, v := range c.advertised {
+		adv[k] = v
+	}
+	for _, t := range tools {
+		switch t.Type {
+		case protocol.ToolTypeNamespace:
+			for _, in := range t.Tools {
+				adv[toolKey(t.Name, in.ToolName())] = true
+			}
+		default:
+			adv[toolKey("", t.ToolName())] = true
+		}
+	}
+	c.advertised = adv
+	return c
+}
+
 func detect(tools []protocol.ToolSpec) ClientShell {
 	for _, t := range tools {
 		if t.Type == protocol.ToolTypeFunction && t.Name == "exec_command" {

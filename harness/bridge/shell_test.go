@@ -227,3 +227,27 @@ func TestItemRuns(t *testing.T) {
 		}
 	}
 }
+
+// Tools a search loaded are advertised (their calls are the client's) and
+// do not change the shell detected, even when one looks like a shell.
+func TestWithLoaded(t *testing.T) {
+	c := DetectShell([]protocol.ToolSpec{{Type: protocol.ToolTypeFunction, Name: "exec_command",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}}}`)}})
+	loaded := []protocol.ToolSpec{
+		{Type: protocol.ToolTypeNamespace, Name: "mcp__probe", Tools: []protocol.ToolSpec{{Type: protocol.ToolTypeFunction, Name: "echo_text"}}},
+		{Type: protocol.ToolTypeFunction, Name: "bash", Parameters: json.RawMessage(`{"type":"object","properties":{"command":{"type":"array"}}}`)},
+	}
+	w := c.WithLoaded(loaded)
+	if !w.Advertised("echo_text", "mcp__probe") || !w.Advertised("bash", "") || !w.Advertised("exec_command", "") {
+		t.Errorf("loaded tools not advertised: %+v", w)
+	}
+	if c.Advertised("echo_text", "mcp__probe") || c.Advertised("bash", "") {
+		t.Error("WithLoaded changed the original")
+	}
+	if w.Kind != c.Kind || w.Name != "exec_command" {
+		t.Errorf("shell changed: %v %q", w.Kind, w.Name)
+	}
+	if c.WithLoaded(nil).Advertised("bash", "") {
+		t.Error("nil loaded advertised something")
+	}
+}

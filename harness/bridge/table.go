@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/protocol"
 )
 
@@ -301,8 +302,21 @@ func parseArgs(raw json.RawMessage) (args, error) {
 	if raw[0] != '{' {
 		return nil, errNotObject
 	}
-	var a args
-	if err := json.Unmarshal(raw, &a); err != nil {
+	// Read with jsonx rather than encoding/json: a call's arguments are
+	// parsed while the stream's stack is at its deepest (the bridge runs
+	// inside the response chain), and reflection would add a kilobyte and
+	// a half to it (server's TestStreamStackBudget).
+	raw = bytes.Clone(raw) // the values are views of it
+	a := args{}
+	var sc jsonx.Scanner
+	ok := sc.ParseObject(raw, func(key []byte) bool {
+		v, ok := sc.Raw()
+		if ok {
+			a[string(key)] = json.RawMessage(v)
+		}
+		return ok
+	})
+	if err := sc.Check(ok); err != nil {
 		return nil, err
 	}
 	return a, nil

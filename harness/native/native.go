@@ -5,6 +5,13 @@
 // usage comes back, and the request's reasoning effort in the model's
 // reasoning form (docs/reasoning-controls.md) — and on the responses wire it
 // goes upstream as it is.
+//
+// On the chat wire the engine's base prompt — the instructions, or when
+// there are none the first developer message before any user message
+// (Codex 0.171 sends it there) — is the system message. The variant "fork"
+// (VariantFork) keeps the fork's rule instead: only instructions are the
+// system message, and every developer message goes as a user message
+// (docs/request-shaping.md#system-message).
 // The messages wire has no native route (docs/routing.md#routing-matrix).
 //
 // Import it for its side effect:
@@ -22,6 +29,10 @@ import (
 
 func init() { harness.MustRegister(Spec()) }
 
+// VariantFork is the variant that keeps the fork's system-message rule
+// (docs/request-shaping.md#system-message).
+const VariantFork = "fork"
+
 // Spec returns the native harness (the value registered as "native").
 func Spec() harness.Spec {
 	return harness.Spec{
@@ -33,8 +44,11 @@ func Spec() harness.Spec {
 			opts.ReasoningControl, opts.Efforts = ReasoningOf(env.Model)
 			opts.IncludeUsage = true
 			opts.ClientFields = env.Model.ClientFields() // docs/request-shaping.md#client-fields
+			opts.BaseInstructions = env.Model.Variant(harness.NativeName) != VariantFork
 			return RequestGraph(env.Wire, opts)
 		},
+		Variants: []harness.VariantSpec{{Name: "request", Values: []string{VariantFork},
+			Doc: "fork sends the base developer message as a user message (the fork's rule); the default makes it the system message"}},
 	}
 }
 

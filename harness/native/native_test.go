@@ -57,3 +57,35 @@ func TestRequestGraphs(t *testing.T) {
 		t.Errorf("options not applied: %s %v", out.Body, err)
 	}
 }
+
+// TestBaseInstructions: on the chat route the base developer message of a
+// Codex 0.171 request is the system message; the variant fork keeps it a
+// user message; the responses route passes the input as it is.
+func TestBaseInstructions(t *testing.T) {
+	req := &protocol.ResponsesRequest{Model: "m", Stream: true, Input: protocol.Items{
+		&protocol.Message{Role: protocol.RoleDeveloper, Content: []protocol.ContentItem{{Type: protocol.ContentInputText, Text: "base prompt"}}},
+		protocol.UserMessage("hi"),
+	}}
+	for _, tc := range []struct {
+		variant, want string
+	}{
+		{"", `"messages":[{"role":"system","content":"base prompt"},{"role":"user","content":"hi"}]`},
+		{VariantFork, `"messages":[{"role":"user","content":"base prompt"},{"role":"user","content":"hi"}]`},
+	} {
+		cfg := harness.Config{Wire: harness.WireChat, Variants: map[string]string{harness.NativeName: tc.variant}}
+		turn, err := harness.Plan(context.Background(), cfg, harness.NativeName, req, nil)
+		if err != nil {
+			t.Fatalf("variant %q: %v", tc.variant, err)
+		}
+		if !strings.Contains(string(turn.Shaped.Body), tc.want) {
+			t.Errorf("variant %q: body %s\nwant it to contain %s", tc.variant, turn.Shaped.Body, tc.want)
+		}
+	}
+	if len(req.Input) != 2 {
+		t.Errorf("the client's request changed: %d input items", len(req.Input))
+	}
+	turn, err := harness.Plan(context.Background(), harness.Config{Wire: harness.WireResponses}, harness.NativeName, req, nil)
+	if err != nil || !strings.Contains(string(turn.Shaped.Body), `"role":"developer"`) {
+		t.Errorf("responses route: %s %v", turn.Shaped.Body, err)
+	}
+}

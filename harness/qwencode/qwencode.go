@@ -67,6 +67,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -190,8 +191,84 @@ func toolsNode(forked bool) pipeline.Node {
 		for _, t := range tools {
 			s.ToolKinds[t.Name] = protocol.ToolOutputKind{Kind: protocol.KindFunction}
 		}
+		return searchKinds(s)
+	}), pipeline.Describe("Qwen Code's own tools, bridged to the client's shell; its tool_search and tool_call run the client's search and the tools it loaded"))
+}
+
+// searchKinds makes Qwen Code's tool_search and tool_call run the client's
+// tool search when the client has one (docs/request-shaping.md#tool-search):
+// tool_search's call goes back as a tool_search_call, and tool_call's as
+// the call of the tool it names — one of those the history's
+// tool_search_output items loaded, named as the native conversion names
+// them (their kinds are added, the tools are not offered: Qwen Code
+// reaches them through tool_call).
+func searchKinds(s *request.Shaping) error {
+	if !slices.ContainsFunc(s.Request.Tools, func(t protocol.ToolSpec) bool { return t.Type == protocol.ToolTypeToolSearch }) {
 		return nil
-	}), pipeline.Describe("Qwen Code's own tools, bridged to the client's shell"))
+	}
+	s.ToolKinds["tool_search"] = protocol.ToolOutputKind{Kind: protocol.KindToolSearch}
+	s.ToolKinds["tool_call"] = protocol.ToolOutputKind{Kind: protocol.KindToolCall}
+	loaded, err := request.SearchLoadedTools(s.Request.Input)
+	if err != nil || len(loaded) == 0 {
+		return err
+	}
+	_, kinds, err := request.ConvertTools(loaded, nil)
+	if err != nil {
+		return err
+	}
+	for name, k := range kinds {
+		if _, own := s.ToolKinds[name]; !own {
+			s.ToolKinds[name] = k
+		}
+	}
+	return nil
+}
+
+// loadedRefs lists the namespaced functions the history's
+// tool_search_output items loaded, when the client has a tool search (nil
+// otherwise).
+func loadedRefs(req *protocol.ResponsesRequest) (map[request.ToolRef]bool, error) {
+	if !slices.ContainsFunc(req.Tools, func(t protocol.ToolSpec) bool { return t.Type == protocol.ToolTypeToolSearch }) {
+		return nil, nil
+	}
+	loaded, err := request.SearchLoadedTools(req.Input)
+	if err != nil {
+		return nil, err
+	}
+	refs := map[request.ToolRef]bool{}
+	for _, t := range loaded {
+		if t.Type == protocol.ToolTypeNamespace {
+			for _, in := range t.Tools {
+				refs[request.ToolRef{Namespace: t.Name, Name: in.Name}] = true
+			}
+		}
+	}
+	return refs, nil
+}
+
+// dispatchCall shows a call of a tool a search loaded (a namespaced
+// function of loaded) as the tool_call Qwen Code makes to run it:
+// {"name": <its wire name>, "arguments": <its arguments>}. It reports
+// whether it did.
+func dispatchCall(c *request.Call, loaded map[request.ToolRef]bool) bool {
+	v, ok := c.Item.(*protocol.FunctionCall)
+	if !ok || v.Namespace == "" || !loaded[request.ToolRef{Namespace: v.Namespace, Name: v.Name}] {
+		return false
+	}
+	args := json.RawMessage(c.Arguments)
+	if !json.Valid(args) {
+		b, _ := json.Marshal(c.Arguments)
+		args = b
+	}
+	b, err := json.Marshal(struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{request.ChatToolName(v.Namespace, v.Name), args})
+	if err != nil {
+		return false
+	}
+	c.Name, c.Arguments = "tool_call", string(b)
+	return true
 }
 
 // historyNode is request.history: the kimi-family flattening with qwen's
@@ -207,7 +284,14 @@ func historyNode(env *harness.Env, opts request.Options, policy request.FlattenP
 	return pipeline.StageNode(request.NodeHistory, request.Update(func(s *request.Shaping) error {
 		p := policy
 		bridged := map[string]bool{}
+		loaded, err := loadedRefs(s.Request)
+		if err != nil {
+			return err
+		}
 		p.MapCall = func(c *request.Call) {
+			if dispatchCall(c, loaded) {
+				return
+			}
 			if reverse(table, c) {
 				bridged[c.ID] = true
 			}

@@ -247,6 +247,9 @@ func (m *Match) matches(r *request) bool {
 	if m.HasTool != "" && !r.hasTool(m.HasTool) {
 		return false
 	}
+	if m.ToolResultContains != "" && (!r.hasToolResult || !strings.Contains(r.toolOutput, m.ToolResultContains)) {
+		return false
+	}
 	if m.UserMatches != "" {
 		re, err := regexp.Compile(m.UserMatches)
 		if err != nil || !re.MatchString(r.lastUser) { // Check rejects a bad pattern; a hand-built script may not have been checked

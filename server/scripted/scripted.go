@@ -42,6 +42,8 @@
 //   - "assistant_turns": exactly this many assistant messages follow the
 //     last user message (use it to script a fixed sequence of calls);
 //   - "has_tool": the request offers a tool of this name;
+//   - "tool_result_contains": the last tool result after the last user
+//     message contains the string;
 //   - "user_matches": the last user message matches this regular
 //     expression;
 //   - "body": the request body has each of these top-level fields with
@@ -154,6 +156,10 @@ type Match struct {
 	// AssistantTurns: exactly this many assistant messages follow the last
 	// user message.
 	AssistantTurns *int `json:"assistant_turns,omitempty"`
+	// ToolResultContains: the last tool result after the last user
+	// message contains this string (to script a sequence of different
+	// calls: a search, then the tool it found).
+	ToolResultContains string `json:"tool_result_contains,omitempty"`
 	// HasTool: the request offers a tool of this name (in its tools, or
 	// listed in its prompt when the handler answers calls as text).
 	HasTool string `json:"has_tool,omitempty"`

@@ -299,3 +299,40 @@ func TestToolOutputWithoutWallTime(t *testing.T) {
 		t.Errorf("answer %s", w.Body)
 	}
 }
+
+// tool_result_contains picks a turn by the last tool result's text: a
+// search first, then the tool it found, then the final text.
+func TestToolResultContains(t *testing.T) {
+	s, err := scripted.Parse([]byte(`{"turns":[
+	  {"when":{"tool_result_contains":"echoed"},"text":"done: {{tool_output}}"},
+	  {"when":{"tool_result_contains":"loaded"},"tool_calls":[{"name":"echo","arguments":{"text":"x"}}]},
+	  {"when":{"tool_result":false},"tool_calls":[{"name":"tool_search","arguments":{"query":"echo"}}]}
+	]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := scripted.New(s)
+	tools := []string{tool("tool_search", `{}`), tool("echo", `{}`)}
+	call := `{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"tool_search","arguments":"{}"}}]}`
+	for _, c := range []struct {
+		msgs []string
+		want string
+	}{
+		{[]string{user}, "call tool_search"},
+		{[]string{user, call, `{"role":"tool","tool_call_id":"c","content":"the search loaded echo"}`}, "call echo"},
+		{[]string{user, call, `{"role":"tool","tool_call_id":"c","content":"probe echoed x"}`}, "text done: probe echoed x"},
+	} {
+		w := serve(t, h, http.MethodPost, "/v1/chat/completions", chatRequest(true, tools, c.msgs...))
+		items := doneItems(events(t, w.Body.Bytes(), nil))
+		var got string
+		switch it := items[len(items)-1].(type) {
+		case *protocol.FunctionCall:
+			got = "call " + it.Name
+		case *protocol.Message:
+			got = "text " + it.Content[0].Text
+		}
+		if got != c.want {
+			t.Errorf("after %d messages: %s, want %s", len(c.msgs), got, c.want)
+		}
+	}
+}

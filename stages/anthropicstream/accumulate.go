@@ -14,6 +14,7 @@ import (
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/wire/anthropic"
+	"github.com/harnessflow/harnessflow/wire/errcode"
 )
 
 // Item id prefixes of the items anthropic.accumulate creates; the content
@@ -158,14 +159,17 @@ func (a *Accumulator) StopReason() string { return a.stopReason }
 // of ResponseEvent.FinishReason: end_turn and stop_sequence are "stop",
 // max_tokens and model_context_window_exceeded (the output hit the context
 // window) "length", tool_use "tool_calls", refusal "content_filter".
-// pause_turn is "stop": the response itself ended normally, and that the
-// caller must continue the turn is said by end_turn:false alone. Without a
-// stop_reason, a message that produced client tool calls finished with
-// "tool_calls"; other values pass through as sent.
+// pause_turn stays "pause_turn" (protocol.FinishPauseTurn), so that a
+// client reading only the finish reason does not take the paused turn for
+// a finished one; end_turn:false says the same. Without a stop_reason, a
+// message that produced client tool calls finished with "tool_calls";
+// other values pass through as sent.
 func finishReason(stop string, toolCalls bool) string {
 	switch stop {
-	case "end_turn", "stop_sequence", "pause_turn":
+	case "end_turn", "stop_sequence":
 		return protocol.FinishStop
+	case "pause_turn":
+		return protocol.FinishPauseTurn
 	case "max_tokens", "model_context_window_exceeded":
 		return protocol.FinishLength
 	case "tool_use":
@@ -489,6 +493,10 @@ func upstreamError(e *APIError) *protocol.StreamError {
 			se.Code, se.Retryable = CodeContextLengthExceeded, false
 			break
 		}
+	}
+	// The other errors the engine treats specially (docs/errors.md).
+	if c := errcode.Classify(se.HTTPStatus, se.Type, se.Code, se.Message); se.Code == "" && c != "" {
+		se.Code = c
 	}
 	return se
 }

@@ -45,7 +45,7 @@ func TestFinishReason(t *testing.T) {
 	}{
 		{"end_turn", nil, protocol.FinishStop},
 		{"stop_sequence", nil, protocol.FinishStop},
-		{"pause_turn", server, protocol.FinishStop},
+		{"pause_turn", server, protocol.FinishPauseTurn},
 		{"max_tokens", nil, protocol.FinishLength},
 		{"max_tokens", tool, protocol.FinishLength},
 		{"model_context_window_exceeded", nil, protocol.FinishLength},

@@ -412,15 +412,15 @@ func TestUpstreamErrorClassification(t *testing.T) {
 		in   APIError
 		want protocol.StreamError
 	}{
-		{APIError{Type: "overloaded_error", Message: "Overloaded"}, protocol.StreamError{Kind: "upstream_error", Type: "overloaded_error", Message: "Overloaded", Retryable: true, HTTPStatus: 529}},
-		{APIError{Type: "rate_limit_error", Message: "slow"}, protocol.StreamError{Kind: "upstream_error", Type: "rate_limit_error", Message: "slow", Retryable: true, HTTPStatus: 429}},
+		{APIError{Type: "overloaded_error", Message: "Overloaded"}, protocol.StreamError{Kind: "upstream_error", Type: "overloaded_error", Code: "server_is_overloaded", Message: "Overloaded", Retryable: true, HTTPStatus: 529}},
+		{APIError{Type: "rate_limit_error", Message: "slow"}, protocol.StreamError{Kind: "upstream_error", Type: "rate_limit_error", Code: "rate_limit_exceeded", Message: "slow", Retryable: true, HTTPStatus: 429}},
 		{APIError{Type: "api_error", Message: "x", RequestID: "r"}, protocol.StreamError{Kind: "upstream_error", Type: "api_error", Message: "x", Retryable: true, HTTPStatus: 500, RequestID: "r"}},
 		{APIError{Type: "timeout_error"}, protocol.StreamError{Kind: "upstream_error", Type: "timeout_error", Retryable: true, HTTPStatus: 504}},
 		{APIError{Type: "invalid_request_error", Message: "prompt is too long: 1 > 0"}, protocol.StreamError{Kind: "upstream_error", Type: "invalid_request_error", Code: "context_length_exceeded", Message: "prompt is too long: 1 > 0", HTTPStatus: 400}},
 		{APIError{Type: "invalid_request_error", Message: "input exceeds the context window"}, protocol.StreamError{Kind: "upstream_error", Type: "invalid_request_error", Code: "context_length_exceeded", Message: "input exceeds the context window", HTTPStatus: 400}},
 		{APIError{Type: "api_error", Message: "maximum context length reached"}, protocol.StreamError{Kind: "upstream_error", Type: "api_error", Code: "context_length_exceeded", Message: "maximum context length reached", HTTPStatus: 500}},
-		{APIError{Type: "invalid_request_error", Message: "Prompt Is Too Long"}, protocol.StreamError{Kind: "upstream_error", Type: "invalid_request_error", Message: "Prompt Is Too Long", HTTPStatus: 400}},
-		{APIError{Type: "billing_error"}, protocol.StreamError{Kind: "upstream_error", Type: "billing_error", HTTPStatus: 402}},
+		{APIError{Type: "invalid_request_error", Message: "Prompt Is Too Long"}, protocol.StreamError{Kind: "upstream_error", Type: "invalid_request_error", Code: "context_length_exceeded", Message: "Prompt Is Too Long", HTTPStatus: 400}},
+		{APIError{Type: "billing_error"}, protocol.StreamError{Kind: "upstream_error", Type: "billing_error", Code: "insufficient_quota", HTTPStatus: 402}},
 		{APIError{Type: "something_new", Message: "?"}, protocol.StreamError{Kind: "upstream_error", Type: "something_new", Message: "?"}},
 	}
 	for _, tc := range tests {

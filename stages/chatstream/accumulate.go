@@ -10,6 +10,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/wire/errcode"
 )
 
 // AccumulateName is the name of the chat.accumulate node.
@@ -362,6 +363,10 @@ func upstreamError(e ErrorObject) *protocol.StreamError {
 	se.HTTPStatus = httpStatus(se.Type, se.Code)
 	se.Retryable = retryable(se.Type, se.Code, se.HTTPStatus)
 	se.RetryAfterMS = retryAfterMS(se.Message)
+	// The errors the engine treats specially get its code (docs/errors.md).
+	if c := errcode.Classify(se.HTTPStatus, se.Type, se.Code, se.Message); c != "" {
+		se.Code = c
+	}
 	return se
 }
 

@@ -99,6 +99,10 @@ const (
 	ReasoningField
 	// ReasoningDetails is the text of delta.reasoning_details[] (OpenRouter).
 	ReasoningDetails
+	// ReasoningThinkingParts is the text of delta.content's thinking parts
+	// (Mistral's Magistral: {"type":"thinking","thinking":[{"type":"text",
+	// "text"}]}).
+	ReasoningThinkingParts
 )
 
 // String returns the JSON field name of the source ("" for none).
@@ -110,6 +114,8 @@ func (r ReasoningSource) String() string {
 		return "reasoning"
 	case ReasoningDetails:
 		return "reasoning_details"
+	case ReasoningThinkingParts:
+		return "content.thinking"
 	}
 	return ""
 }

@@ -33,13 +33,18 @@ type chunkDecoder struct {
 	s      jsonx.Scanner
 	unary  bool // read choices[].message instead of choices[].delta
 	chunk  Chunk
-	usageV Usage       // what chunk.Usage points to
-	errV   ErrorObject // what chunk.Error points to
-	choice []Choice
-	spans  []span
-	parts  [][]byte
-	calls  []ToolCall
-	tmp    [][]byte // reasoning_details texts of the delta being read
+	usageV Usage // what chunk.Usage points to
+	// groqV is the last x_groq member's usage object, when hasGroq; it is
+	// the chunk's usage when the chunk has no top-level usage object.
+	groqV   Usage
+	hasGroq bool
+	errV    ErrorObject // what chunk.Error points to
+	choice  []Choice
+	spans   []span
+	parts   [][]byte
+	calls   []ToolCall
+	tmp     [][]byte // reasoning_details texts of the delta being read
+	think   [][]byte // texts of the delta's thinking content parts (Mistral)
 
 	// Prefix resume (see prefixSnap). track is the snapshot being built
 	// during a parse; snap is the last one taken.
@@ -107,7 +112,7 @@ func (d *chunkDecoder) decode(data []byte) (*Chunk, error) {
 	s := &d.s
 	d.choice, d.spans, d.parts, d.calls = d.choice[:0], d.spans[:0], d.parts[:0], d.calls[:0]
 	d.chunk = Chunk{}
-	d.sfxOn, d.done = false, false
+	d.sfxOn, d.done, d.hasGroq = false, false, false
 	c := &d.chunk
 	resume := !d.unary && d.snap.prefix.Matches(data)
 	if resume {
@@ -123,6 +128,10 @@ func (d *chunkDecoder) decode(data []byte) (*Chunk, error) {
 	}
 	if !d.top(data, resume) || !s.End() {
 		return nil, s.Err()
+	}
+	if c.Usage == nil && d.hasGroq {
+		d.usageV = d.groqV
+		c.Usage = &d.usageV
 	}
 	if d.sfxOn {
 		if d.sfxPure {
@@ -237,6 +246,13 @@ func (d *chunkDecoder) top(data []byte, resume bool) bool {
 				d.sfxPure = false
 			}
 			d.usage()
+		case "x_groq":
+			// Groq puts the usage of a stream in x_groq.usage
+			// (docs/streams.md#chat-completions-streams); a top-level
+			// usage object wins (decode).
+			t.ok = false
+			d.sfxPure = false
+			d.groq()
 		case "error":
 			t.ok = false
 			if s.Kind() != jsonx.KindNull {
@@ -351,14 +367,18 @@ func (d *chunkDecoder) delta(i int) bool {
 	if s.Kind() != jsonx.KindObject {
 		return s.Skip()
 	}
-	var rc, rf, rd []byte
+	var rc, rf, rd, rt []byte
 	m := s.Members()
 	for m.Next() {
 		switch string(m.Key()) {
 		case "content":
 			d.parts = d.parts[:sp.p0]
+			d.think = d.think[:0]
 			d.content()
 			sp.p1 = len(d.parts)
+			if len(d.think) > 0 {
+				rt = s.Join(d.think)
+			}
 		case "reasoning_content":
 			rc, _, _ = s.StrField()
 		case "refusal":
@@ -386,6 +406,8 @@ func (d *chunkDecoder) delta(i int) bool {
 		ch.Reasoning, ch.ReasoningSource = rf, ReasoningField
 	case len(rd) > 0:
 		ch.Reasoning, ch.ReasoningSource = rd, ReasoningDetails
+	case len(rt) > 0:
+		ch.Reasoning, ch.ReasoningSource = rt, ReasoningThinkingParts
 	}
 	return true
 }
@@ -410,11 +432,52 @@ func (d *chunkDecoder) content() bool {
 }
 
 // textPart reads a content part object into the parts pool, when it has a
-// string "text".
+// string "text"; the texts of a thinking part ({"type":"thinking",
+// "thinking":[{"type":"text","text"}…]} or a string "thinking", Mistral's
+// reasoning models) go to the delta's thinking texts instead.
 func (d *chunkDecoder) textPart() bool {
-	v, ok := d.textMember("text", "")
-	if ok && v != nil {
-		d.parts = append(d.parts, v)
+	s := &d.s
+	var text []byte
+	var thinking bool
+	n := len(d.think)
+	ok := s.Object(func(key []byte) bool {
+		var ok bool
+		switch string(key) {
+		case "text":
+			text, _, ok = s.StrField()
+		case "type":
+			var typ []byte
+			typ, _, ok = s.StrField()
+			thinking = string(typ) == "thinking"
+		case "thinking":
+			d.think = d.think[:n] // the last "thinking" member counts
+			switch s.Kind() {
+			case jsonx.KindString:
+				var v []byte
+				if v, ok = s.Str(); ok && len(v) > 0 {
+					d.think = append(d.think, v)
+				}
+			case jsonx.KindArray:
+				ok = s.Objects(func() bool {
+					v, ok := d.textMember("text", "")
+					if ok && len(v) > 0 {
+						d.think = append(d.think, v)
+					}
+					return ok
+				})
+			default:
+				ok = s.Skip()
+			}
+		default:
+			ok = s.Skip()
+		}
+		return ok
+	})
+	if !thinking {
+		d.think = d.think[:n] // a "thinking" member of another part is not reasoning
+		if ok && text != nil {
+			d.parts = append(d.parts, text)
+		}
 	}
 	return ok
 }
@@ -562,6 +625,29 @@ func (d *chunkDecoder) function(t *ToolCall) bool {
 		}
 	}
 	return m.Done()
+}
+
+// groq reads Groq's x_groq object: its usage member (the last one, when
+// it is an object) is kept in groqV; the last x_groq member counts.
+func (d *chunkDecoder) groq() bool {
+	s := &d.s
+	d.hasGroq = false
+	if s.Kind() != jsonx.KindObject {
+		return s.Skip()
+	}
+	return s.Object(func(key []byte) bool {
+		if string(key) != "usage" {
+			return s.Skip()
+		}
+		saved, savedV := d.chunk.Usage, d.usageV
+		ok := d.usage()
+		d.hasGroq = ok && d.chunk.Usage != nil
+		if d.hasGroq {
+			d.groqV = d.usageV
+		}
+		d.chunk.Usage, d.usageV = saved, savedV
+		return ok
+	})
 }
 
 func (d *chunkDecoder) usage() bool {

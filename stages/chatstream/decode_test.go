@@ -672,7 +672,13 @@ func FuzzChatDecode(f *testing.F) {
 	for _, s := range []string{`{}`, `{"choices":[{"delta":{"content":"\ud83d"}}]}`, `{"error":"x"}`, "{\"a\":\"\xff\"}", `[`, `{"a":1e}`} {
 		f.Add([]byte(s), true)
 	}
-	for _, delta := range []string{`{"content":"hi"}`, `{"tool_calls":[{"index":0,"function":{"arguments":"{\\"a\\":"}}]}`, `null`, `{"reasoning":{"text":"r"}}`} {
+	for _, s := range []string{`{"choices":[],"x_groq":{"usage":{"prompt_tokens":1}},"usage":null}`,
+		`{"x_groq":{"usage":{"prompt_tokens":1}},"usage":{"completion_tokens":2}}`, `{"x_groq":{"usage":{"prompt_tokens":1}},"x_groq":{}}`} {
+		f.Add([]byte(s), false)
+	}
+	for _, delta := range []string{`{"content":"hi"}`, `{"tool_calls":[{"index":0,"function":{"arguments":"{\\"a\\":"}}]}`, `null`, `{"reasoning":{"text":"r"}}`,
+		`{"content":[{"type":"thinking","thinking":[{"type":"text","text":"t"}],"thinking":"u"},{"type":"text","text":"x","thinking":"no"}]}`,
+		`{"content":{"thinking":"t","type":"thinking"}}`} {
 		f.Add([]byte(seqHead+delta+seqTail), false)
 		f.Add([]byte(seqHead+delta+`,"finish_reason":"stop"}]}`), false)
 	}

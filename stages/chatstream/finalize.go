@@ -320,32 +320,110 @@ func (f *finalizer) finalizeSlot(i int, emit func(protocol.ResponseEvent)) error
 		extra = protocol.Extra{ExtraContentKey: json.RawMessage(bytes.Clone(sl.extra))}
 	}
 	f.calls++
-	kind := f.kinds[sl.name]
+	name, args := sl.name, sl.args
+	kind := f.kinds[name]
+	if kind.Kind == protocol.KindToolCall {
+		if inner, innerArgs, ok := dispatched(args); ok {
+			if k, known := f.kinds[inner]; known && k.Kind != protocol.KindToolCall && k.Kind != protocol.KindToolSearch {
+				name, args, kind = inner, innerArgs, k
+			}
+		}
+	}
 	switch kind.Kind {
 	case protocol.KindCustom:
 		emit(protocol.Done(&protocol.CustomToolCall{
 			CallID: callID,
-			Name:   sl.name,
-			Input:  customInput(sl.args),
+			Name:   name,
+			Input:  customInput(args),
 			Extra:  extra,
+		}))
+	case protocol.KindToolSearch:
+		emit(protocol.Done(&protocol.ToolSearchCall{
+			CallID:    callID,
+			Status:    protocol.StatusCompleted,
+			Execution: "client",
+			Arguments: SearchArguments(args),
+			Extra:     extra,
 		}))
 	case protocol.KindNamespacedFunction:
 		emit(protocol.Done(&protocol.FunctionCall{
 			Name:      kind.Name,
 			Namespace: kind.Namespace,
-			Arguments: string(sl.args),
+			Arguments: string(args),
 			CallID:    callID,
 			Extra:     extra,
 		}))
 	default:
 		emit(protocol.Done(&protocol.FunctionCall{
-			Name:      sl.name,
-			Arguments: string(sl.args),
+			Name:      name,
+			Arguments: string(args),
 			CallID:    callID,
 			Extra:     extra,
 		}))
 	}
 	return nil
+}
+
+// dispatched reads the arguments of a dispatcher call (KindToolCall):
+// {"name": N, "arguments": A} gives N and A as JSON text (a string A is
+// taken as the JSON text it holds; no A is {}).
+func dispatched(args []byte) (name string, inner []byte, ok bool) {
+	var d struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(args, &d) != nil || d.Name == "" {
+		return "", nil, false
+	}
+	a := jsonx.TrimSpace(d.Arguments)
+	switch {
+	case len(a) == 0 || string(a) == "null":
+		a = []byte("{}")
+	case a[0] == '"':
+		var s string
+		if json.Unmarshal(a, &s) != nil {
+			return "", nil, false
+		}
+		a = []byte(s)
+	}
+	return d.Name, a, true
+}
+
+// SearchArguments returns the arguments of an emulated tool_search call
+// as the JSON object a tool_search_call carries: the arguments when they
+// are a JSON object (compacted; a max_results member, when there is no
+// limit, becomes limit, which the client's search reads), the object a
+// JSON string holds, else {"query": <the arguments as text>} — the model
+// meant a search, and the client's search reads its query
+// (docs/request-shaping.md#tool-search).
+func SearchArguments(args []byte) json.RawMessage {
+	t := jsonx.TrimSpace(args)
+	if len(t) > 0 && t[0] == '"' {
+		var s string
+		if json.Unmarshal(t, &s) == nil {
+			t = jsonx.TrimSpace([]byte(s))
+		}
+	}
+	if len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(t, &obj) == nil {
+			if n, ok := obj["max_results"]; ok && obj["limit"] == nil {
+				// Qwen Code's tool_search (and others) say max_results;
+				// the client's search reads limit.
+				obj["limit"] = n
+				delete(obj, "max_results")
+				if b, err := json.Marshal(obj); err == nil {
+					return b
+				}
+			}
+		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, t) == nil {
+			return buf.Bytes()
+		}
+	}
+	q, _ := json.Marshal(map[string]string{"query": string(jsonx.TrimSpace(args))})
+	return q
 }
 
 // customInput returns the "input" string of arguments that parse as a JSON

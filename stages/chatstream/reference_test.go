@@ -95,6 +95,10 @@ func refDecode(data []byte, unary bool) (view, bool) {
 	}
 	if u, ok := refObj(top["usage"]); ok {
 		v.HasUsage, v.Usage = true, refUsage(u)
+	} else if g, ok := refObj(top["x_groq"]); ok {
+		if u, ok := refObj(g["usage"]); ok {
+			v.HasUsage, v.Usage = true, refUsage(u)
+		}
 	}
 	if raw, ok := top["error"]; ok && string(raw) != "null" {
 		v.Kind = ChunkError
@@ -135,19 +139,26 @@ func refChoice(obj map[string]json.RawMessage, unary bool) choiceView {
 	if !ok {
 		return cv
 	}
+	var think string
 	if raw := d["content"]; len(raw) > 0 {
 		switch raw[0] {
 		case '"':
 			cv.Content = append(cv.Content, *refStr(raw))
 		case '{':
 			o, _ := refObj(raw)
-			if s := refStr(o["text"]); s != nil {
+			if t := refStr(o["type"]); t != nil && *t == "thinking" {
+				think += refThinking(o["thinking"])
+			} else if s := refStr(o["text"]); s != nil {
 				cv.Content = append(cv.Content, *s)
 			}
 		case '[':
 			arr, _ := refArr(raw)
 			for _, el := range arr {
 				if o, ok := refObj(el); ok {
+					if t := refStr(o["type"]); t != nil && *t == "thinking" {
+						think += refThinking(o["thinking"])
+						continue
+					}
 					if s := refStr(o["text"]); s != nil {
 						cv.Content = append(cv.Content, *s)
 					}
@@ -184,6 +195,8 @@ func refChoice(obj map[string]json.RawMessage, unary bool) choiceView {
 		cv.Reasoning, cv.Source = rf, ReasoningField
 	case rd != "":
 		cv.Reasoning, cv.Source = &rd, ReasoningDetails
+	case think != "":
+		cv.Reasoning, cv.Source = &think, ReasoningThinkingParts
 	}
 	if arr, ok := refArr(d["tool_calls"]); ok {
 		for _, el := range arr {
@@ -218,6 +231,30 @@ func refChoice(obj map[string]json.RawMessage, unary bool) choiceView {
 		}
 	}
 	return cv
+}
+
+// refThinking is the text of a thinking part's "thinking": a string, or
+// the texts of an array's objects.
+func refThinking(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	if raw[0] == '"' {
+		if s := refStr(raw); s != nil {
+			return *s
+		}
+		return ""
+	}
+	var out string
+	arr, _ := refArr(raw)
+	for _, el := range arr {
+		if o, ok := refObj(el); ok {
+			if s := refStr(o["text"]); s != nil {
+				out += *s
+			}
+		}
+	}
+	return out
 }
 
 func refTextMember(o map[string]json.RawMessage, a, b string) *string {

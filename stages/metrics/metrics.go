@@ -60,6 +60,7 @@ type Metrics struct {
 	titles    map[string]uint64             // title requests by outcome
 	followups map[string]uint64             // proxy follow-up rounds by harness
 	unbridged map[[2]string]uint64          // unbridged native tool calls by (harness, tool)
+	hosted    map[string]uint64             // hosted tools left out of chat requests, by tool type
 	textCalls map[[2]string]uint64          // text tool-call outcomes by (format, outcome)
 	timeouts  map[[2]string]uint64          // upstream timeouts by (phase, request)
 	authFails map[string]uint64             // rejected client credentials by reason
@@ -69,7 +70,7 @@ type Metrics struct {
 func New() *Metrics {
 	return &Metrics{ended: map[string]uint64{}, other: map[protocol.EventType]uint64{}, failures: map[string]uint64{},
 		runErrors: map[string]uint64{}, titles: map[string]uint64{}, followups: map[string]uint64{},
-		unbridged: map[[2]string]uint64{}, textCalls: map[[2]string]uint64{}, timeouts: map[[2]string]uint64{}, authFails: map[string]uint64{}}
+		unbridged: map[[2]string]uint64{}, hosted: map[string]uint64{}, textCalls: map[[2]string]uint64{}, timeouts: map[[2]string]uint64{}, authFails: map[string]uint64{}}
 }
 
 // Stream outcomes: the values of the outcome label of
@@ -347,6 +348,19 @@ func (m *Metrics) UnbridgedCall(harness, tool string) {
 	m.mu.Unlock()
 }
 
+// HostedToolDropped counts a hosted tool (web_search, image_generation, …)
+// left out of an upstream request because neither the upstream nor the
+// client runs it (docs/request-shaping.md#hosted-tools), by tool type. It
+// reports whether this is the first time for that type, so that the caller
+// logs it once.
+func (m *Metrics) HostedToolDropped(toolType string) (first bool) {
+	m.mu.Lock()
+	first = m.hosted[toolType] == 0
+	m.hosted[toolType]++
+	m.mu.Unlock()
+	return first
+}
+
 // TextToolCall counts one outcome of tool-call recovery from text
 // (stages/textcall: recovered, unknown_tool, malformed, native_won) for
 // the format that produced it.
@@ -577,6 +591,7 @@ type Snapshot struct {
 	Titles     map[string]uint64             // title requests by outcome
 	Followups  map[string]uint64             // proxy follow-up rounds by harness
 	Unbridged  map[[2]string]uint64          // unbridged tool calls by (harness, tool)
+	Hosted     map[string]uint64             // hosted tools left out of upstream requests, by tool type
 	TextCalls  map[[2]string]uint64          // text tool-call outcomes by (format, outcome)
 	Timeouts   map[[2]string]uint64          // upstream timeouts by (phase, request)
 	AuthFails  map[string]uint64             // rejected client credentials by reason
@@ -621,6 +636,7 @@ func (m *Metrics) Snapshot() Snapshot {
 	s.Titles = maps.Clone(m.titles)
 	s.Followups = maps.Clone(m.followups)
 	s.Unbridged = maps.Clone(m.unbridged)
+	s.Hosted = maps.Clone(m.hosted)
 	s.TextCalls = maps.Clone(m.textCalls)
 	s.Timeouts = maps.Clone(m.timeouts)
 	s.AuthFails = maps.Clone(m.authFails)
@@ -681,6 +697,7 @@ func (m *Metrics) WritePrometheus(w io.Writer) error {
 	for _, k := range sortedPairs(s.Unbridged) {
 		fmt.Fprintf(bw, "harnessflow_unbridged_tool_calls_total{harness=\"%s\",tool=\"%s\"} %d\n", escape(k[0]), escape(k[1]), s.Unbridged[k])
 	}
+	labelled("harnessflow_hosted_tools_dropped_total", "Hosted tools (web_search, image_generation, ...) left out of upstream requests because neither the upstream nor the client runs them, by tool type.", "tool", s.Hosted)
 	family("harnessflow_text_tool_calls_total", "Tool calls recovered from the text of chat answers, and markup given back as text, by format and outcome.")
 	for _, k := range sortedPairs(s.TextCalls) {
 		fmt.Fprintf(bw, "harnessflow_text_tool_calls_total{format=\"%s\",outcome=\"%s\"} %d\n", escape(k[0]), escape(k[1]), s.TextCalls[k])

@@ -37,12 +37,18 @@
 // # Decisions beyond the reference implementation
 //
 //   - Tools the chat wire cannot carry (a tool type other than function,
-//     custom, namespace, tool_search, local_shell, image_generation and
-//     web_search; a namespace entry of another type; a second tool with a
-//     name already taken) are dropped with a debug log, never an error. The
-//     log line carries the reference's wording ("unsupported chat wire tool type:
-//     X"). Malformed tools — no type, a function, custom or namespace tool
-//     without a name — are errors.
+//     custom, namespace, tool_search and local_shell; a namespace entry of
+//     another type; a second tool with a name already taken) are dropped
+//     with a debug log, never an error. The log line carries the
+//     reference's wording ("unsupported chat wire tool type: X"). Malformed
+//     tools — no type, a function, custom or namespace tool without a name
+//     — are errors.
+//   - Hosted tools (web_search, image_generation, … : HostedToolTypes) are
+//     not offered: neither a chat upstream nor the client runs them
+//     (docs/request-shaping.md#hosted-tools).
+//   - tool_search is emulated: its call goes back as a tool_search_call,
+//     the tools a tool_search_output loaded are offered, and tools marked
+//     defer_loading wait for a search (docs/request-shaping.md#tool-search).
 //   - A custom (freeform) tool inside a namespace (Codex "code mode": the
 //     namespace "functions" holds the custom "exec") is carried as a chat
 //     function under its plain name with kind custom, matching how

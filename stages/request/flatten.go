@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
 // TextRule says what an assistant text does to the turn being built.
@@ -166,6 +165,7 @@ func NativePolicy() *FlattenPolicy { return &FlattenPolicy{Defer: true} }
 type flattener struct {
 	p         *FlattenPolicy
 	callName  func(ns, name string) string
+	names     map[ToolRef]string // wire names of namespaced functions (request.tools)
 	out       []Message
 	reasoning string                // pending reasoning, taken by the next flush
 	ritems    []*protocol.Reasoning // the reasoning items of reasoning, taken with it
@@ -184,7 +184,7 @@ func Flatten(out []Message, items []protocol.ResponseItem, p *FlattenPolicy, nam
 	if p == nil {
 		p = NativePolicy()
 	}
-	f := flattener{p: p, out: out}
+	f := flattener{p: p, out: out, names: names}
 	f.callName = p.CallName
 	if f.callName == nil {
 		f.callName = func(ns, name string) string {
@@ -220,6 +220,16 @@ func Flatten(out []Message, items []protocol.ResponseItem, p *FlattenPolicy, nam
 }
 
 var errNilItem = errors.New("nil item")
+
+// wireName is the name a namespaced function is offered under: the name
+// request.tools gave it, else the joined and sanitised name (a search
+// result names tools by what the model can call, whatever CallName does).
+func (f *flattener) wireName(ns, name string) string {
+	if n, ok := f.names[ToolRef{Namespace: ns, Name: name}]; ok {
+		return n
+	}
+	return ChatToolName(ns, name)
+}
 
 func (f *flattener) item(it protocol.ResponseItem) error {
 	switch v := it.(type) {
@@ -267,15 +277,11 @@ func (f *flattener) item(it protocol.ResponseItem) error {
 		if id == "" {
 			id = ToolNameToolSearch
 		}
-		b := append([]byte(nil), `{"arguments":`...)
-		b, err := appendRaw(b, v.Arguments)
+		args, err := searchCallArguments(v.Arguments)
 		if err != nil {
 			return fmt.Errorf("tool_search_call arguments: %w", err)
 		}
-		b = append(b, `,"execution":`...)
-		b = chat.AppendString(b, v.Execution)
-		b = append(b, '}')
-		f.call(Call{ID: id, Name: ToolNameToolSearch, Arguments: string(b), Item: v})
+		f.call(Call{ID: id, Name: ToolNameToolSearch, Arguments: args, Item: v})
 	case *protocol.FunctionCallOutput:
 		if v == nil {
 			return errNilItem
@@ -294,22 +300,11 @@ func (f *flattener) item(it protocol.ResponseItem) error {
 		if id == "" {
 			id = ToolNameToolSearch
 		}
-		b := append([]byte(nil), `{"execution":`...)
-		b = chat.AppendString(b, v.Execution)
-		b = append(b, `,"status":`...)
-		b = chat.AppendString(b, v.Status)
-		b = append(b, `,"tools":[`...)
-		for j, t := range v.Tools {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendRaw(b, t); err != nil {
-				return fmt.Errorf("tool_search_output tools[%d]: %w", j, err)
-			}
+		text, err := searchOutputText(v, f.wireName)
+		if err != nil {
+			return err
 		}
-		b = append(b, "]}"...)
-		f.output(id, &Output{Text: string(b), Item: v})
+		f.output(id, &Output{Text: text, Item: v})
 	case *protocol.Reasoning:
 		if v == nil {
 			return errNilItem

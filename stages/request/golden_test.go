@@ -37,6 +37,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 //	                       prompt-cache-key: true      .PromptCacheKey
 //	                       metadata: true              .Metadata
 //	                       unsupported: A,B            .Unsupported
+//	                       base-instructions: true     Options.BaseInstructions
 //	-- request.json --   the engine request (Responses JSON)
 //	-- body.json --      the chat body (compared as JSON values)
 //	-- tool_kinds.json --
@@ -75,6 +76,8 @@ func loadGoldens(t testing.TB) []golden {
 				g.opts.ReasoningControl = ReasoningControl(v)
 			case "send-effort":
 				g.opts.SendEffort = v == "true"
+			case "base-instructions":
+				g.opts.BaseInstructions = v == "true"
 			default:
 				clientDirective(&g.opts.ClientFields, k, v)
 			}

@@ -129,6 +129,12 @@ type Options struct {
 	// request's reasoning.effort (docs/request-shaping.md#reasoning-switches). The native conversion
 	// never sends it (docs/request-shaping.md#body-fields): real chat endpoints reject it next to tools.
 	SendEffort bool
+	// BaseInstructions makes request.system of the native chat graph
+	// take the engine's base prompt from the first developer message when
+	// the request has no instructions ([BaseSystem],
+	// docs/request-shaping.md#system-message). Off, that message is an
+	// ordinary developer message (the fork's rule).
+	BaseInstructions bool
 	// IncludeUsage makes request.options ask a streaming body for the
 	// usage chunk (stream_options.include_usage), unless the body already
 	// says.
@@ -137,6 +143,10 @@ type Options struct {
 	// fields reach the upstream (docs/request-shaping.md#client-fields);
 	// the zero value sends none (the harness routes).
 	ClientFields ClientFields
+	// OnHostedTool, when set, is told the type of every hosted tool
+	// (HostedToolTypes) request.tools leaves out
+	// (docs/request-shaping.md#hosted-tools).
+	OnHostedTool func(toolType string)
 	// Logger receives debug records about dropped tools; nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -181,8 +191,12 @@ func (f stage) Push(ctx context.Context, s *Shaping, emit func(*Shaping)) error 
 // Shaped. request.tools comes before request.history because the calls of
 // the history take the wire names the converted tools get.
 func NewChatGraph(opts Options) (*pipeline.Graph, error) {
+	system := SystemNode()
+	if opts.BaseInstructions {
+		system = BaseSystemNode()
+	}
 	g, err := pipeline.New("request.chat",
-		SystemNode(),
+		system,
 		ToolsNode(opts),
 		HistoryNode(opts, NativePolicy()),
 		OptionsNode(opts),

@@ -34,27 +34,51 @@ func FixedSystemNode(text string) pipeline.Node {
 // servers, and the whole tool surface of Codex's code mode): they are
 // converted as request.tools converts them — namespace_name functions of
 // kind namespaced_function, inner custom tools as {"input"} functions of
-// kind custom. Other kinds are left out.
+// kind custom. The client's tool_search tool is emulated as request.tools
+// emulates it, and the tools the history's tool_search_output items loaded
+// are carried like the request's own; a tool marked defer_loading waits
+// for a search to load it (docs/request-shaping.md#tool-search). Other
+// kinds are left out.
 func FunctionTools() pipeline.Stage[*Shaping, *Shaping] {
 	return stage(func(_ context.Context, s *Shaping) error {
 		s.Tools = s.Tools[:0]
 		s.ToolKinds = make(protocol.ToolKinds, len(s.Request.Tools))
+		loaded, err := searchLoadedTools(s.Request.Input)
+		if err != nil {
+			return err
+		}
+		specs := make([]sourcedTool, 0, len(s.Request.Tools)+len(loaded))
+		for i := range s.Request.Tools {
+			specs = append(specs, sourcedTool{item: -1, index: i, spec: &s.Request.Tools[i]})
+		}
+		specs = append(specs, loaded...)
 		var nested []sourcedTool
-		for i, t := range s.Request.Tools {
+		emitted := map[string]bool{}
+		for _, st := range specs {
+			t := st.spec
 			if t.Type == protocol.ToolTypeNamespace {
-				nested = append(nested, sourcedTool{item: -1, index: i, spec: &s.Request.Tools[i]})
+				nested = append(nested, st)
 				continue
 			}
 			name := t.Name
 			if name == "" {
 				name = t.Type
 			}
-			if name != "" {
+			if _, set := s.ToolKinds[name]; name != "" && !st.loaded && !set {
 				s.ToolKinds[name] = protocol.ToolOutputKind{Kind: protocol.KindFunction}
 			}
-			if t.Type != protocol.ToolTypeFunction || t.Name == "" {
+			switch {
+			case t.Type == protocol.ToolTypeToolSearch && !emitted[ToolNameToolSearch]:
+				emitted[ToolNameToolSearch] = true
+				s.ToolKinds[ToolNameToolSearch] = protocol.ToolOutputKind{Kind: protocol.KindToolSearch}
+				s.Tools = append(s.Tools, Tool{Name: ToolNameToolSearch, Description: orDefault(t.Description, toolSearchDescription),
+					Parameters: orRaw(t.Parameters, toolSearchSchema)})
+				continue
+			case t.Type != protocol.ToolTypeFunction || t.Name == "" || st.deferred(t) || emitted[t.Name]:
 				continue
 			}
+			emitted[t.Name] = true
+			s.ToolKinds[t.Name] = protocol.ToolOutputKind{Kind: protocol.KindFunction}
 			params := t.Parameters
 			if len(params) == 0 {
 				params = []byte(emptyObjectSchema)
@@ -65,12 +89,12 @@ func FunctionTools() pipeline.Stage[*Shaping, *Shaping] {
 			return nil
 		}
 		// Flat names are reserved so that a flattened name never takes one.
-		for i := range s.Request.Tools {
-			if t := &s.Request.Tools[i]; t.Type != protocol.ToolTypeNamespace && t.Name != "" {
-				nested = append(nested, sourcedTool{item: -1, index: i, spec: &protocol.ToolSpec{Type: protocol.ToolTypeFunction, Name: t.Name}})
+		for _, st := range specs {
+			if t := st.spec; t.Type != protocol.ToolTypeNamespace && t.Name != "" {
+				nested = append(nested, sourcedTool{item: -1, index: st.index, spec: &protocol.ToolSpec{Type: protocol.ToolTypeFunction, Name: t.Name}})
 			}
 		}
-		t := convertTools(nested, slog.Default())
+		t := convertTools(nested, slog.Default(), nil)
 		if t.err != nil {
 			return t.err
 		}

@@ -27,13 +27,9 @@ const (
 		`"env":{"type":"object","additionalProperties":{"type":"string"}},"user":{"type":"string"}},` +
 		`"required":["command"],"additionalProperties":false}`
 	toolSearchSchema = `{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}},"required":["query"],"additionalProperties":false}`
-	imageGenSchema   = `{"type":"object","properties":{"prompt":{"type":"string"}},"required":["prompt"],"additionalProperties":false}`
-	webSearchSchema  = `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`
 
 	localShellDescription = "Run a shell command in the local environment"
 	toolSearchDescription = "Find more tools that can help with the task"
-	imageGenDescription   = "Create an image from a text description"
-	webSearchDescription  = "Look up current information on the web"
 )
 
 // Tools returns the request.tools stage: the engine tools (the request's
@@ -47,8 +43,13 @@ const (
 //     namespace_name, sanitised to [A-Za-z0-9_-], cut to 64 characters and
 //     made unique with _2, _3, …; kind namespaced_function. An inner custom
 //     tool keeps its plain name, kind custom;
-//   - tool_search, local_shell, image_generation, web_search → functions of
-//     those names; kind function.
+//   - tool_search → a function of that name, kind tool_search (the
+//     emulated search, docs/request-shaping.md#tool-search); local_shell →
+//     a function of that name, kind function;
+//   - hosted tools (HostedToolTypes) are left out, Options.OnHostedTool
+//     told of each; tools marked defer_loading wait until a
+//     tool_search_output of the history loads them; the tools those
+//     outputs loaded are converted after the request's own.
 //
 // Tools the chat wire cannot carry are dropped with a debug log. A tool
 // without a type, or a function, custom or namespace tool without a name, is
@@ -59,7 +60,7 @@ func Tools(opts Options) pipeline.Stage[*Shaping, *Shaping] {
 		if err != nil {
 			return err
 		}
-		t := convertTools(specs, opts.logger())
+		t := convertTools(specs, opts.logger(), opts.OnHostedTool)
 		if t.err != nil {
 			return t.err
 		}
@@ -84,7 +85,7 @@ func ConvertTools(tools []protocol.ToolSpec, log *slog.Logger) ([]Tool, protocol
 	for i := range tools {
 		specs[i] = sourcedTool{item: -1, index: i, spec: &tools[i]}
 	}
-	t := convertTools(specs, log)
+	t := convertTools(specs, log, nil)
 	return t.tools, t.kinds, t.err
 }
 
@@ -109,9 +110,12 @@ type toolTable struct {
 
 // sourcedTool is one engine tool and where it came from, for messages.
 type sourcedTool struct {
-	item  int // index of the additional_tools input item, -1 for the request's tools
+	item  int // index of the additional_tools or tool_search_output input item, -1 for the request's tools
 	index int
 	spec  *protocol.ToolSpec
+	// loaded marks a tool of a tool_search_output item: a search loaded
+	// it, so it is offered even when marked defer_loading.
+	loaded bool
 }
 
 func (t sourcedTool) where() string {
@@ -157,10 +161,75 @@ func engineTools(req *protocol.ResponsesRequest) ([]sourcedTool, error) {
 			specs = append(specs, sourcedTool{item: i, index: j, spec: &at.Tools[j]})
 		}
 	}
+	loaded, err := searchLoadedTools(req.Input)
+	if err != nil {
+		return nil, err
+	}
+	return append(specs, loaded...), nil
+}
+
+// searchLoadedTools lists the tools the tool_search_output items of the
+// history loaded (docs/request-shaping.md#tool-search), in history order.
+func searchLoadedTools(items []protocol.ResponseItem) ([]sourcedTool, error) {
+	var specs []sourcedTool
+	for i, it := range items {
+		o, ok := it.(*protocol.ToolSearchOutput)
+		if !ok || o == nil {
+			continue
+		}
+		for j, raw := range o.Tools {
+			spec := new(protocol.ToolSpec)
+			if err := json.Unmarshal(raw, spec); err != nil {
+				return nil, fmt.Errorf("input[%d]: %s tools[%d]: %w", i, protocol.TypeToolSearchOutput, j, err)
+			}
+			specs = append(specs, sourcedTool{item: i, index: j, spec: spec, loaded: true})
+		}
+	}
 	return specs, nil
 }
 
-func convertTools(specs []sourcedTool, log *slog.Logger) *toolTable {
+// SearchLoadedTools returns the tools the tool_search_output items of a
+// history loaded, in history order (docs/request-shaping.md#tool-search),
+// without their defer_loading marks (a search loaded them). A tool that is
+// not valid JSON is an error naming where it is.
+func SearchLoadedTools(items []protocol.ResponseItem) ([]protocol.ToolSpec, error) {
+	st, err := searchLoadedTools(items)
+	if err != nil || len(st) == 0 {
+		return nil, err
+	}
+	out := make([]protocol.ToolSpec, len(st))
+	for i := range st {
+		t := *st[i].spec
+		t.DeferLoading = nil
+		if len(t.Tools) > 0 {
+			t.Tools = append([]protocol.ToolSpec(nil), t.Tools...)
+			for j := range t.Tools {
+				t.Tools[j].DeferLoading = nil
+			}
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+// deferred reports whether a tool waits for a search to load it: it is
+// marked defer_loading and did not come from a tool_search_output.
+func (t sourcedTool) deferred(spec *protocol.ToolSpec) bool {
+	return !t.loaded && spec.DeferLoading != nil && *spec.DeferLoading
+}
+
+// HostedToolTypes are the tool types that run on the Responses API's
+// servers, not in the client: a chat or Messages upstream cannot run them
+// and the client answers their calls as unsupported, so they are not
+// offered (docs/request-shaping.md#hosted-tools).
+var HostedToolTypes = map[string]bool{
+	protocol.ToolTypeWebSearch: true, "web_search_preview": true, protocol.ToolTypeImageGeneration: true,
+	"file_search": true, "code_interpreter": true, "computer_use_preview": true, "computer_use": true, "mcp": true,
+}
+
+// convertTools converts specs; hosted, when set, is told of every hosted
+// tool left out (HostedToolTypes).
+func convertTools(specs []sourcedTool, log *slog.Logger, hosted func(toolType string)) *toolTable {
 	t := &toolTable{kinds: protocol.ToolKinds{}}
 	// Flat names are reserved first, so that a flattened namespaced name
 	// never takes the name of a flat tool, wherever that tool comes.
@@ -171,7 +240,7 @@ func convertTools(specs []sourcedTool, log *slog.Logger) *toolTable {
 			if s.Name != "" {
 				reserved[s.Name] = true
 			}
-		case protocol.ToolTypeToolSearch, protocol.ToolTypeLocalShell, protocol.ToolTypeImageGeneration, protocol.ToolTypeWebSearch:
+		case protocol.ToolTypeToolSearch, protocol.ToolTypeLocalShell:
 			reserved[s.Type] = true
 		}
 	}
@@ -193,6 +262,17 @@ func convertTools(specs []sourcedTool, log *slog.Logger) *toolTable {
 
 	for _, st := range specs {
 		s := st.spec
+		if HostedToolTypes[s.Type] {
+			drop(st.where(), s, "hosted tool: it runs on the Responses API's servers, and neither the upstream nor the client runs it")
+			if hosted != nil {
+				hosted(s.Type)
+			}
+			continue
+		}
+		if s.Type != protocol.ToolTypeNamespace && st.deferred(s) {
+			drop(st.where(), s, "defer_loading: offered once a tool_search_output loads it")
+			continue
+		}
 		switch s.Type {
 		case "":
 			return fail(fmt.Errorf("%s: unsupported chat wire tool type: \"\" (the tool has no type)", st.where()))
@@ -223,6 +303,13 @@ func convertTools(specs []sourcedTool, log *slog.Logger) *toolTable {
 					if in.Name == "" {
 						return fail(fmt.Errorf("%s: function tool without a name", where))
 					}
+					if _, dup := t.names[ToolRef{s.Name, in.Name}]; dup {
+						continue // loaded again by a later search, or also among the request's tools
+					}
+					if st.deferred(in) {
+						drop(where, in, "defer_loading: offered once a tool_search_output loads it")
+						continue
+					}
 					name := uniqueToolName(sanitizeToolName(joinNamespace(s.Name, in.Name)), reserved)
 					add(name, orDefault(in.Description, in.Name), orRaw(in.Parameters, emptyObjectSchema),
 						protocol.ToolOutputKind{Kind: protocol.KindNamespacedFunction, Name: in.Name, Namespace: s.Name})
@@ -233,6 +320,13 @@ func convertTools(specs []sourcedTool, log *slog.Logger) *toolTable {
 				case protocol.ToolTypeCustom:
 					if in.Name == "" {
 						return fail(fmt.Errorf("%s: custom tool without a name", where))
+					}
+					if st.loaded && emitted[in.Name] && t.kinds[in.Name] == custom {
+						continue // loaded again
+					}
+					if st.deferred(in) {
+						drop(where, in, "defer_loading: offered once a tool_search_output loads it")
+						continue
 					}
 					switch {
 					case !validToolName(in.Name):
@@ -248,20 +342,16 @@ func convertTools(specs []sourcedTool, log *slog.Logger) *toolTable {
 					drop(where, in, "unsupported chat wire namespace tool type: "+in.Type)
 				}
 			}
-		case protocol.ToolTypeToolSearch, protocol.ToolTypeLocalShell, protocol.ToolTypeImageGeneration, protocol.ToolTypeWebSearch:
+		case protocol.ToolTypeToolSearch, protocol.ToolTypeLocalShell:
 			if emitted[s.Type] {
 				drop(st.where(), s, "a tool named "+strconv.Quote(s.Type)+" is already declared")
 				continue
 			}
-			switch s.Type {
-			case protocol.ToolTypeToolSearch:
-				add(ToolNameToolSearch, orDefault(s.Description, toolSearchDescription), orRaw(s.Parameters, toolSearchSchema), function)
-			case protocol.ToolTypeLocalShell:
+			if s.Type == protocol.ToolTypeToolSearch {
+				add(ToolNameToolSearch, orDefault(s.Description, toolSearchDescription), orRaw(s.Parameters, toolSearchSchema),
+					protocol.ToolOutputKind{Kind: protocol.KindToolSearch})
+			} else {
 				add(ToolNameLocalShell, localShellDescription, json.RawMessage(localShellSchema), function)
-			case protocol.ToolTypeImageGeneration:
-				add(ToolNameImageGeneration, imageGenDescription, json.RawMessage(imageGenSchema), function)
-			default:
-				add(ToolNameWebSearch, webSearchDescription, json.RawMessage(webSearchSchema), function)
 			}
 		default:
 			drop(st.where(), s, "unsupported chat wire tool type: "+s.Type)

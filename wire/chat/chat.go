@@ -77,9 +77,9 @@ type Message struct {
 	// sets it when the key is present.
 	ReasoningSet bool
 	ToolCalls    []ToolCall
-	ToolCallID       string
-	Name             string
-	Extra            Extra
+	ToolCallID   string
+	Name         string
+	Extra        Extra
 }
 
 // ContentKind says which form a message's content takes.
