@@ -480,6 +480,7 @@ func New(cfg Config) *Server {
 	mux.HandleFunc("POST /responses", responses)
 	mux.HandleFunc("POST /h/{harness}/v1/responses", responses)
 	mux.HandleFunc("POST /h/{harness}/responses", responses)
+	s.routeInbound(mux) // Messages and Chat Completions clients (inbound.go)
 	s.store = s.cfg.storeConfig()
 	models := s.authenticate(s.handleModels) // models.go
 	mux.HandleFunc("GET /v1/models", models)

@@ -1,0 +1,207 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/harnessflow/harnessflow/server"
+	"github.com/harnessflow/harnessflow/server/scripted"
+)
+
+func bashTool() anthropic.ToolUnionParam {
+	return anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
+		Name:        "Bash",
+		Description: anthropic.String("Run a shell command."),
+		InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"command": map[string]any{"type": "string"}}, Required: []string{"command"}},
+	}}
+}
+
+// TestMessagesInboundSDK runs a tool loop from the official Anthropic Go
+// SDK through /v1/messages to the scripted chat model, streaming (the
+// SDK's accumulator reads every event) and not, and checks count_tokens.
+func TestMessagesInboundSDK(t *testing.T) {
+	up := newUpstream(t, scripted.New(nil))
+	p := newProxy(t, up, server.Config{})
+	client := anthropic.NewClient(aoption.WithBaseURL(p.ts.URL), aoption.WithAPIKey("sk-test"), aoption.WithHTTPClient(p.client), aoption.WithMaxRetries(0))
+	ctx := context.Background()
+	params := anthropic.MessageNewParams{
+		Model: "claude-sonnet-4-5", MaxTokens: 1024,
+		System:   []anthropic.TextBlockParam{{Text: "You are terse."}},
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Run a command please."))},
+		Tools:    []anthropic.ToolUnionParam{bashTool()},
+		Thinking: anthropic.ThinkingConfigParamUnion{OfEnabled: &anthropic.ThinkingConfigEnabledParam{BudgetTokens: 2048}},
+	}
+	stream := client.Messages.NewStreaming(ctx, params)
+	var msg anthropic.Message
+	var kinds []string
+	for stream.Next() {
+		ev := stream.Current()
+		kinds = append(kinds, ev.Type)
+		if err := msg.Accumulate(ev); err != nil {
+			t.Fatalf("the SDK refused event %s: %v", ev.Type, err)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if kinds[0] != "message_start" || kinds[len(kinds)-1] != "message_stop" {
+		t.Fatalf("events %v", kinds)
+	}
+	if msg.StopReason != anthropic.StopReasonToolUse {
+		t.Fatalf("stop_reason %q", msg.StopReason)
+	}
+	var use *anthropic.ToolUseBlock
+	sawThinking := false
+	for _, b := range msg.Content {
+		switch v := b.AsAny().(type) {
+		case anthropic.ToolUseBlock:
+			use = &v
+		case anthropic.ThinkingBlock:
+			sawThinking = v.Thinking != ""
+		}
+	}
+	if use == nil || use.Name != "Bash" || !strings.Contains(string(use.Input), scripted.DefaultCommand) {
+		t.Fatalf("no Bash call in %+v", msg.Content)
+	}
+	if !sawThinking {
+		t.Fatalf("the scripted reasoning did not arrive as thinking: %+v", msg.Content)
+	}
+	// The follow-up with the tool's result, not streamed.
+	params.Messages = append(params.Messages, msg.ToParam(),
+		anthropic.NewUserMessage(anthropic.NewToolResultBlock(use.ID, "hello from harnessflow", false)))
+	final, err := client.Messages.New(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.StopReason != anthropic.StopReasonEndTurn || len(final.Content) == 0 ||
+		!strings.Contains(final.Content[len(final.Content)-1].Text, "hello from harnessflow") {
+		t.Fatalf("final message %+v", final)
+	}
+	count, err := client.Messages.CountTokens(ctx, anthropic.MessageCountTokensParams{
+		Model: "claude-sonnet-4-5", Messages: params.Messages,
+	})
+	if err != nil || count.InputTokens <= 0 {
+		t.Fatalf("count_tokens %+v, %v", count, err)
+	}
+}
+
+// TestMessagesInboundErrors: a bad body, a refused key (sent as x-api-key,
+// as Claude Code does) and an upstream's 429 come in the Messages API's
+// error shape, the 429 with its retry-after.
+func TestMessagesInboundErrors(t *testing.T) {
+	up := newUpstream(t, scripted.New(&scripted.Script{Turns: []scripted.Turn{{Status: 429, Error: "slow down"}}}))
+	key := strings.Repeat("k", server.MinClientKeyBytes)
+	p := newProxy(t, up, server.Config{ClientKeys: []string{key}})
+	for _, c := range []struct {
+		name, body string
+		header     map[string]string
+		status     int
+		typ, msg   string
+	}{
+		{"bad body", `{"model":"m","messages":[{"role":"user","content":7}]}`, map[string]string{"x-api-key": key}, 400, "invalid_request_error", "messages[0].content"},
+		{"wrong key", `{"model":"m","messages":[]}`, map[string]string{"x-api-key": "nope"}, 401, "authentication_error", "not one this proxy accepts"},
+		{"rate limited", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, map[string]string{"x-api-key": key}, 429, "rate_limit_error", "slow down"},
+		{"rate limited, streaming", `{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, map[string]string{"x-api-key": key}, 429, "rate_limit_error", "slow down"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := p.post(t, "/v1/messages?beta=true", c.body, c.header)
+			data, _ := io.ReadAll(resp.Body)
+			var body struct {
+				Type  string `json:"type"`
+				Error struct {
+					Type    string `json:"type"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(data, &body); err != nil {
+				t.Fatalf("%s: %v", data, err)
+			}
+			if resp.StatusCode != c.status || body.Type != "error" || body.Error.Type != c.typ || !strings.Contains(body.Error.Message, c.msg) {
+				t.Fatalf("HTTP %d %s", resp.StatusCode, data)
+			}
+		})
+	}
+	// The SDK reads the same answer as an *anthropic.Error.
+	client := anthropic.NewClient(aoption.WithBaseURL(p.ts.URL), aoption.WithAPIKey(key), aoption.WithHTTPClient(p.client), aoption.WithMaxRetries(0))
+	_, err := client.Messages.New(context.Background(), anthropic.MessageNewParams{Model: "m", MaxTokens: 5,
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}})
+	var apiErr *anthropic.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("SDK error %v", err)
+	}
+}
+
+// TestChatInboundSDK runs a tool loop from the official OpenAI Go SDK
+// through /v1/chat/completions to the scripted chat model: streamed with
+// include_usage (the SDK's accumulator reads every chunk), then not.
+func TestChatInboundSDK(t *testing.T) {
+	up := newUpstream(t, scripted.New(nil))
+	p := newProxy(t, up, server.Config{})
+	client := openai.NewClient(option.WithBaseURL(p.ts.URL+"/v1"), option.WithAPIKey("sk-test"), option.WithHTTPClient(p.client), option.WithMaxRetries(0))
+	ctx := context.Background()
+	params := openai.ChatCompletionNewParams{
+		Model:    "test-model",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.SystemMessage("Be brief."), openai.UserMessage("Run a command.")},
+		Tools: []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{
+			Name: "bash", Parameters: openai.FunctionParameters{"type": "object", "properties": map[string]any{"command": map[string]any{"type": "string"}}},
+		})},
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	stream := client.Chat.Completions.NewStreaming(ctx, params)
+	var acc openai.ChatCompletionAccumulator
+	chunks := 0
+	for stream.Next() {
+		chunks++
+		if !acc.AddChunk(stream.Current()) {
+			t.Fatalf("the SDK refused chunk %d: %s", chunks, stream.Current().RawJSON())
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(acc.Choices) != 1 || acc.Choices[0].FinishReason != "tool_calls" || len(acc.Choices[0].Message.ToolCalls) != 1 {
+		t.Fatalf("accumulated %+v", acc.ChatCompletion)
+	}
+	call := acc.Choices[0].Message.ToolCalls[0]
+	if call.Function.Name != "bash" || !strings.Contains(call.Function.Arguments, scripted.DefaultCommand) || call.ID == "" {
+		t.Fatalf("call %+v", call)
+	}
+	if acc.Usage.TotalTokens == 0 {
+		t.Fatalf("no usage: %+v", acc.Usage)
+	}
+	params.Messages = append(params.Messages, acc.Choices[0].Message.ToParam(), openai.ToolMessage("hello from harnessflow", call.ID))
+	params.StreamOptions = openai.ChatCompletionStreamOptionsParam{}
+	final, err := client.Chat.Completions.New(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.Object != "chat.completion" || final.Choices[0].FinishReason != "stop" || !strings.Contains(final.Choices[0].Message.Content, "hello from harnessflow") {
+		t.Fatalf("final %+v", final)
+	}
+}
+
+// TestChatInboundBadBody: OpenAI's 400 shape with the JSON path as param.
+func TestChatInboundBadBody(t *testing.T) {
+	up := newUpstream(t, scripted.New(nil))
+	p := newProxy(t, up, server.Config{})
+	resp := p.post(t, "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":[{"type":"video"}]}]}`, nil)
+	data, _ := io.ReadAll(resp.Body)
+	var body struct {
+		Error struct {
+			Message, Type, Param string
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil || resp.StatusCode != 400 || body.Error.Param != "messages[0].content[0].type" || body.Error.Type != "invalid_request_error" {
+		t.Fatalf("HTTP %d %s", resp.StatusCode, data)
+	}
+}
