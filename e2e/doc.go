@@ -7,6 +7,7 @@
 // variable:
 //
 //	HARNESSFLOW_CODEX   path to a Codex CLI binary (codex_test.go)
+//	HARNESSFLOW_CLAUDE  path to a Claude Code binary (claude_inbound_test.go)
 //
 // scripts/e2e-codex.sh installs the pinned Codex release and runs the Codex
 // test.
