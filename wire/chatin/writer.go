@@ -59,6 +59,7 @@ type Writer struct {
 	model   string
 	created int64
 	buf     []byte
+	frame   []byte // the SSE frame being written, reused
 	events  int
 	err     error
 
@@ -441,10 +442,10 @@ func (s *Writer) write(data []byte) {
 	if s.w == nil || s.err != nil {
 		return
 	}
-	frame := make([]byte, 0, len(data)+8)
-	frame = append(frame, "data: "...)
+	frame := append(s.frame[:0], "data: "...)
 	frame = append(frame, data...)
 	frame = append(frame, "\n\n"...)
+	s.frame = frame
 	if _, err := s.w.Write(frame); err != nil {
 		s.err = err
 		return

@@ -59,6 +59,7 @@ type Writer struct {
 	id     string
 	model  string
 	buf    []byte
+	frame  []byte // the SSE frame being written, reused
 	events int
 	err    error
 
@@ -497,12 +498,12 @@ func (s *Writer) write(event string, data []byte) {
 	if s.w == nil || s.err != nil {
 		return
 	}
-	frame := make([]byte, 0, len(event)+len(data)+16)
-	frame = append(frame, "event: "...)
+	frame := append(s.frame[:0], "event: "...)
 	frame = append(frame, event...)
 	frame = append(frame, "\ndata: "...)
 	frame = append(frame, data...)
 	frame = append(frame, "\n\n"...)
+	s.frame = frame
 	if _, err := s.w.Write(frame); err != nil {
 		s.err = err
 		return
