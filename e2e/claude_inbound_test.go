@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
@@ -39,7 +40,8 @@ func claudeScript() *scripted.Script {
 // tool allowed) with ANTHROPIC_BASE_URL at the proxy's /v1/messages, to the
 // scripted chat model: once with the model's tool calls in the chat
 // tool_calls field, once written as text in qwen3_coder markup (the proxy
-// recovers them). Each run must write out.txt through Claude Code's own
+// recovers them); and to the scripted Messages model, where the request
+// and the answer pass through as they are. Each run must write out.txt through Claude Code's own
 // Bash tool, show the model's reasoning_content as a thinking block, and
 // end with the model's final text; every request must be a completed
 // /v1/messages stream whose key reached the upstream.
@@ -48,13 +50,16 @@ func TestClaudeCodeInbound(t *testing.T) {
 	if bin == "" {
 		t.Skipf("set %s to a Claude Code binary to run", claudeEnv)
 	}
-	for _, c := range []struct{ name, textTools string }{{"tool_calls", ""}, {"qwen3_coder text", "qwen3_coder"}} {
+	for _, c := range []struct {
+		name, textTools string
+		wire            harness.Wire
+	}{{"chat tool_calls", "", ""}, {"chat qwen3_coder text", "qwen3_coder", ""}, {"messages pass-through", "", harness.WireMessages}} {
 		t.Run(c.name, func(t *testing.T) {
 			model, err := scripted.NewWithOptions(claudeScript(), scripted.Options{TextToolFormat: c.textTools})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := startProxyFor(t, model)
+			p := startProxyFor(t, model, withWire(c.wire))
 			work, out := runClaude(t, bin, p.url)
 			data, err := os.ReadFile(filepath.Join(work, "out.txt"))
 			if err != nil || string(data) != "hello\n" {

@@ -29,6 +29,7 @@ const (
 // API's, and what its decoder said of the request.
 type inbound struct {
 	wire         string // inboundMessages | inboundChat
+	body         []byte // the client's body (a Messages request passes through as it is)
 	stream       bool
 	includeUsage bool
 }
@@ -128,6 +129,7 @@ func (s *Server) decodeRequest(x *exchange, body []byte) (*protocol.ResponsesReq
 		req, err = protocol.DecodeRequest(body)
 	case x.in.wire == inboundMessages:
 		what = "invalid Messages request: "
+		x.in.body = body
 		var m *messagesin.Request
 		if m, err = messagesin.Decode(body); err == nil {
 			req, x.in.stream = m.Responses, m.Stream

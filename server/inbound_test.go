@@ -1,12 +1,14 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -203,5 +205,71 @@ func TestChatInboundBadBody(t *testing.T) {
 	}
 	if err := json.Unmarshal(data, &body); err != nil || resp.StatusCode != 400 || body.Error.Param != "messages[0].content[0].type" || body.Error.Type != "invalid_request_error" {
 		t.Fatalf("HTTP %d %s", resp.StatusCode, data)
+	}
+}
+
+// TestMessagesPassThrough: a Messages client in front of a Messages
+// upstream, on no harness route, is passed through — the upstream gets the
+// client's body as it was sent (cache marks, context_management, beta
+// header), and the client gets the upstream's stream with its thinking
+// signature, read by the SDK.
+func TestMessagesPassThrough(t *testing.T) {
+	var mu sync.Mutex
+	var bodies [][]byte
+	var betas []string
+	model := scripted.New(nil)
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies, betas = append(bodies, b), append(betas, r.Header.Get("anthropic-beta"))
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		model.ServeHTTP(w, r)
+	}))
+	p := newProxy(t, up, server.Config{Wire: "messages"})
+	client := anthropic.NewClient(aoption.WithBaseURL(p.ts.URL), aoption.WithAPIKey("sk-test"), aoption.WithHTTPClient(p.client), aoption.WithMaxRetries(0),
+		aoption.WithHeader("anthropic-beta", "context-management-2025-06-27"))
+	params := anthropic.MessageNewParams{
+		Model: "claude-sonnet-4-5", MaxTokens: 1024,
+		System:   []anthropic.TextBlockParam{{Text: "Be terse.", CacheControl: anthropic.NewCacheControlEphemeralParam()}},
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Run a command please."))},
+		Tools:    []anthropic.ToolUnionParam{bashTool()},
+		Thinking: anthropic.ThinkingConfigParamUnion{OfEnabled: &anthropic.ThinkingConfigEnabledParam{BudgetTokens: 2048}},
+	}
+	stream := client.Messages.NewStreaming(context.Background(), params)
+	var msg anthropic.Message
+	for stream.Next() {
+		if err := msg.Accumulate(stream.Current()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sig := ""
+	for _, b := range msg.Content {
+		if v, ok := b.AsAny().(anthropic.ThinkingBlock); ok {
+			sig = v.Signature
+		}
+	}
+	if !strings.HasPrefix(sig, "scripted-signature-") || msg.StopReason != anthropic.StopReasonToolUse {
+		t.Fatalf("signature %q, stop %q: %+v", sig, msg.StopReason, msg.Content)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 1 || betas[0] != "context-management-2025-06-27" {
+		t.Fatalf("%d upstream requests, beta %q", len(bodies), betas)
+	}
+	var sent struct {
+		System []struct {
+			CacheControl map[string]any `json:"cache_control"`
+		} `json:"system"`
+		Thinking map[string]any `json:"thinking"`
+	}
+	if err := json.Unmarshal(bodies[0], &sent); err != nil || len(sent.System) != 1 || sent.System[0].CacheControl["type"] != "ephemeral" || sent.Thinking["type"] != "enabled" {
+		t.Fatalf("the upstream got %s", bodies[0])
+	}
+	if !strings.Contains(p.logs.String(), "route=MessagesPassThrough") {
+		t.Fatalf("log: %s", p.logs.String())
 	}
 }
