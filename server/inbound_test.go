@@ -273,3 +273,59 @@ func TestMessagesPassThrough(t *testing.T) {
 		t.Fatalf("log: %s", p.logs.String())
 	}
 }
+
+// TestMessagesInboundOverloaded: a Messages request over --max-streams
+// gets the API's 529 overloaded_error with Retry-After, a chat request
+// OpenAI's 503.
+func TestMessagesInboundOverloaded(t *testing.T) {
+	up := newHeldUpstream()
+	upSrv := newUpstream(t, up)
+	s := startServing(t, server.Config{Upstream: upSrv.URL + "/v1", MaxStreams: 1, QueueTimeout: -1})
+	bodies := openStreams(t, s, up, 1)
+	client := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(client.CloseIdleConnections)
+	for _, c := range []struct {
+		path, body, want string
+		status           int
+	}{
+		{"/v1/messages", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, `"type":"overloaded_error"`, 529},
+		{"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, `"code":"server_overloaded"`, 503},
+	} {
+		resp, err := client.Post("http://"+s.addr+c.path, "application/json", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || resp.Header.Get("Retry-After") != "1" || !strings.Contains(string(b), c.want) {
+			t.Errorf("%s: HTTP %d, Retry-After %q, %s", c.path, resp.StatusCode, resp.Header.Get("Retry-After"), b)
+		}
+	}
+	close(up.release)
+	if name, _ := terminalOf(<-bodies); name != "response.completed" {
+		t.Errorf("admitted stream ended with %q", name)
+	}
+}
+
+// TestInboundStreamCutOff: an upstream that stops mid-answer ends a
+// Messages stream with an error event (no message_stop) and a chat stream
+// with an error payload (no [DONE]), after the text that came.
+func TestInboundStreamCutOff(t *testing.T) {
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"partial"}}]}`+"\n\n")
+	}))
+	p := newProxy(t, up, server.Config{})
+	for _, c := range []struct{ path, body, last, notWant string }{
+		{"/v1/messages", `{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":", "message_stop"},
+		{"/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`, "data: {\"error\":{\"message\":", "data: [DONE]"},
+	} {
+		resp := p.post(t, c.path, c.body, nil)
+		b, _ := io.ReadAll(resp.Body)
+		s := string(b)
+		events := strings.Split(strings.TrimSpace(s), "\n\n")
+		if !strings.Contains(s, "partial") || !strings.HasPrefix(events[len(events)-1], c.last) || strings.Contains(s, c.notWant) {
+			t.Errorf("%s: stream\n%s", c.path, s)
+		}
+	}
+}
