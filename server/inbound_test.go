@@ -329,3 +329,39 @@ func TestInboundStreamCutOff(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesModels: the Anthropic SDK lists the models (Anthropic's
+// shape, the key sent as x-api-key).
+func TestMessagesModels(t *testing.T) {
+	up := newUpstream(t, scripted.New(nil))
+	key := strings.Repeat("k", server.MinClientKeyBytes)
+	p := newProxy(t, up, server.Config{ClientKeys: []string{key}, Model: "qwen3-coder"})
+	client := anthropic.NewClient(aoption.WithBaseURL(p.ts.URL), aoption.WithAPIKey(key), aoption.WithHTTPClient(p.client), aoption.WithMaxRetries(0))
+	page, err := client.Models.List(context.Background(), anthropic.ModelListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Data) == 0 || page.Data[0].ID == "" || page.Data[0].Type != "model" {
+		t.Fatalf("models %+v", page.Data)
+	}
+	// An OpenAI client still gets OpenAI's shape.
+	resp, err := p.client.Do(mustRequest(t, http.MethodGet, p.ts.URL+"/v1/models", "Bearer "+key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), `"object":"list"`) {
+		t.Fatalf("OpenAI shape: %s", b)
+	}
+}
+
+func mustRequest(t *testing.T, method, url, auth string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", auth)
+	return req
+}

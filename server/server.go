@@ -482,7 +482,7 @@ func New(cfg Config) *Server {
 	mux.HandleFunc("POST /h/{harness}/responses", responses)
 	s.routeInbound(mux) // Messages and Chat Completions clients (inbound.go)
 	s.store = s.cfg.storeConfig()
-	models := s.authenticate(s.handleModels) // models.go
+	models := messagesModels(s.authenticate(s.handleModels)) // models.go; Anthropic clients: inbound_messages.go
 	mux.HandleFunc("GET /v1/models", models)
 	mux.HandleFunc("GET /models", models)
 	mux.HandleFunc("GET /h/{harness}/v1/models", models)
