@@ -241,16 +241,17 @@ func strField(b map[string]json.RawMessage, path, k string, required bool) (stri
 	return inboundjson.String(raw, inboundjson.Join(path, k))
 }
 
-// cacheExtra keeps a block's cache_control on its content item.
-func cacheExtra(b map[string]json.RawMessage, path string) (protocol.Extra, error) {
+// checkCache checks a block's cache_control (an object). The mark is not
+// carried into the neutral request: no neutral wire has one, and a
+// Responses upstream refuses unknown fields; a Messages upstream gets the
+// client's body, marks and all, by the pass-through (docs/inbound.md#messages).
+func checkCache(b map[string]json.RawMessage, path string) error {
 	raw, ok := b["cache_control"]
 	if !ok || inboundjson.IsNull(raw) {
-		return nil, nil
+		return nil
 	}
-	if _, err := inboundjson.Object(raw, inboundjson.Join(path, "cache_control")); err != nil {
-		return nil, err
-	}
-	return protocol.Extra{"cache_control": inboundjson.Compact(raw)}, nil
+	_, err := inboundjson.Object(raw, inboundjson.Join(path, "cache_control"))
+	return err
 }
 
 // userParts converts the text, image and document blocks of a user (or
@@ -283,8 +284,7 @@ func (d *decoder) userPart(b map[string]json.RawMessage, path string, textOnly b
 	if err != nil {
 		return nil, err
 	}
-	extra, err := cacheExtra(b, path)
-	if err != nil {
+	if err := checkCache(b, path); err != nil {
 		return nil, err
 	}
 	if textOnly && typ != anthropic.BlockText {
@@ -296,15 +296,15 @@ func (d *decoder) userPart(b map[string]json.RawMessage, path string, textOnly b
 		if err != nil {
 			return nil, err
 		}
-		return []protocol.ContentItem{{Type: protocol.ContentInputText, Text: t, Extra: extra}}, nil
+		return []protocol.ContentItem{protocol.InputText(t)}, nil
 	case anthropic.BlockImage:
 		url, err := imageURL(b, path)
 		if err != nil {
 			return nil, err
 		}
-		return []protocol.ContentItem{{Type: protocol.ContentInputImage, ImageURL: url, Extra: extra}}, nil
+		return []protocol.ContentItem{{Type: protocol.ContentInputImage, ImageURL: url}}, nil
 	case "document":
-		return documentParts(b, path, extra)
+		return documentParts(b, path)
 	}
 	return nil, inboundjson.Errorf(inboundjson.Join(path, "type"), "block type %q is not one harnessflow takes in a user message (text, image, document, tool_result)", typ)
 }
@@ -349,7 +349,7 @@ func source(b map[string]json.RawMessage, path string) (map[string]json.RawMessa
 
 // documentParts converts a document block: a base64 or URL file → an
 // input_file item; a plain-text or content source → its text.
-func documentParts(b map[string]json.RawMessage, path string, extra protocol.Extra) ([]protocol.ContentItem, error) {
+func documentParts(b map[string]json.RawMessage, path string) ([]protocol.ContentItem, error) {
 	src, spath, err := source(b, path)
 	if err != nil {
 		return nil, err
@@ -362,9 +362,7 @@ func documentParts(b map[string]json.RawMessage, path string, extra protocol.Ext
 	if err != nil {
 		return nil, err
 	}
-	if extra == nil {
-		extra = protocol.Extra{}
-	}
+	extra := protocol.Extra{}
 	switch typ {
 	case "base64":
 		media, err := strField(src, spath, "media_type", true)
@@ -397,7 +395,7 @@ func documentParts(b map[string]json.RawMessage, path string, extra protocol.Ext
 		if title != "" {
 			data = title + "\n\n" + data
 		}
-		return []protocol.ContentItem{{Type: protocol.ContentInputText, Text: data, Extra: nilIfEmpty(extra)}}, nil
+		return []protocol.ContentItem{protocol.InputText(data)}, nil
 	case "content":
 		raw, ok := src["content"]
 		if !ok {
@@ -411,13 +409,6 @@ func documentParts(b map[string]json.RawMessage, path string, extra protocol.Ext
 		return parts, nil
 	}
 	return nil, inboundjson.Errorf(inboundjson.Join(spath, "type"), "want base64, url, text or content, got %q", typ)
-}
-
-func nilIfEmpty(e protocol.Extra) protocol.Extra {
-	if len(e) == 0 {
-		return nil
-	}
-	return e
 }
 
 func extension(media string) string {
@@ -526,7 +517,7 @@ func toolResult(b map[string]json.RawMessage, path string) (*protocol.FunctionCa
 			}
 			out.Output.Items = append(out.Output.Items, protocol.FunctionCallOutputContentItem{Type: protocol.ContentInputImage, ImageURL: url})
 		case "document":
-			parts, err := documentParts(rb, bpath, nil)
+			parts, err := documentParts(rb, bpath)
 			if err != nil {
 				return nil, err
 			}

@@ -18,7 +18,9 @@
 //   - tools → function tools (input_schema as parameters); tool_choice,
 //     thinking / output_config.effort → reasoning, metadata.user_id →
 //     client_metadata, max_tokens → max_output_tokens, temperature, top_p;
-//   - cache_control marks ride on the content items (their "cache_control").
+//   - cache_control marks are checked and not carried: the neutral request
+//     has no place for them (a Messages upstream gets them by the server's
+//     pass-through of the client's body).
 //
 // Bad input is a *[inboundjson.Error] naming the JSON path; [AppendError]
 // writes it, or any error answer, in the API's own shape:
