@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -156,7 +157,7 @@ func (s *Server) decodeRequest(x *exchange, body []byte) (*protocol.ResponsesReq
 // building its body).
 func (s *Server) startInbound(w http.ResponseWriter, x *exchange, opts responses.Options) clientSink {
 	k := &inboundSink{Writer: responses.NewWriter(nil, opts), unary: !x.in.stream}
-	out := http.ResponseWriter(nil)
+	var out io.Writer // nil for a non-streaming client: the writer only builds the body
 	var flush func() error
 	if !k.unary {
 		hdr := w.Header()
@@ -169,22 +170,10 @@ func (s *Server) startInbound(w http.ResponseWriter, x *exchange, opts responses
 	}
 	switch x.in.wire {
 	case inboundMessages:
-		mo := messagesin.Options{MessageID: "msg_" + trimResp(opts.ResponseID), Model: opts.Model, Flush: flush}
-		var enc *messagesin.Writer
-		if out != nil {
-			enc = messagesin.NewWriter(out, mo)
-		} else {
-			enc = messagesin.NewWriter(nil, mo)
-		}
+		enc := messagesin.NewWriter(out, messagesin.Options{MessageID: "msg_" + trimResp(opts.ResponseID), Model: opts.Model, Flush: flush})
 		k.enc, k.body = enc, enc.AppendMessage
 	default:
-		co := chatin.Options{ID: "chatcmpl-" + trimResp(opts.ResponseID), Model: opts.Model, IncludeUsage: x.in.includeUsage, Flush: flush}
-		var enc *chatin.Writer
-		if out != nil {
-			enc = chatin.NewWriter(out, co)
-		} else {
-			enc = chatin.NewWriter(nil, co)
-		}
+		enc := chatin.NewWriter(out, chatin.Options{ID: "chatcmpl-" + trimResp(opts.ResponseID), Model: opts.Model, IncludeUsage: x.in.includeUsage, Flush: flush})
 		k.enc, k.body = enc, enc.AppendCompletion
 	}
 	return k
