@@ -35,19 +35,24 @@ func passesThrough(x *exchange, targets []*target) bool {
 
 // passThrough sends the Messages client's body to each upstream in turn
 // (the next only when one failed before the client got a byte), with the
-// model renamed when the route says so, the client's anthropic-version and
+// model renamed when the route or Config.Model says so (model is the
+// request's after Config.Model), the client's anthropic-version and
 // anthropic-beta, the upstream's credentials; the answer goes back as it
 // came — thinking signatures, cache marks, server tools and all. The
 // upstream's error statuses pass through in the Messages shape.
-func (s *Server) passThrough(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, targets []*target) (int, string, *answerError) {
+func (s *Server) passThrough(ctx context.Context, w http.ResponseWriter, r *http.Request, x *exchange, targets []*target, model string) (int, string, *answerError) {
 	x.route = routePassThrough
 	for i, t := range targets {
 		x.target = t
 		last := i == len(targets)-1
 		body := x.in.body
-		if t.model != "" {
+		rename := t.model
+		if rename == "" && s.cfg.Model != "" {
+			rename = model
+		}
+		if rename != "" {
 			var err error
-			if body, err = renameModel(body, t.model); err != nil {
+			if body, err = renameModel(body, rename); err != nil {
 				return 0, "", failure(http.StatusBadRequest, "invalid_request_error", "", "invalid Messages request: "+err.Error(), outcomeBadRequest, err)
 			}
 		}

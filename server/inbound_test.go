@@ -226,7 +226,7 @@ func TestMessagesPassThrough(t *testing.T) {
 		r.Body = io.NopCloser(bytes.NewReader(b))
 		model.ServeHTTP(w, r)
 	}))
-	p := newProxy(t, up, server.Config{Wire: "messages"})
+	p := newProxy(t, up, server.Config{Wire: "messages", Model: "open-model"})
 	client := anthropic.NewClient(aoption.WithBaseURL(p.ts.URL), aoption.WithAPIKey("sk-test"), aoption.WithHTTPClient(p.client), aoption.WithMaxRetries(0),
 		aoption.WithHeader("anthropic-beta", "context-management-2025-06-27"))
 	params := anthropic.MessageNewParams{
@@ -265,8 +265,9 @@ func TestMessagesPassThrough(t *testing.T) {
 			CacheControl map[string]any `json:"cache_control"`
 		} `json:"system"`
 		Thinking map[string]any `json:"thinking"`
+		Model    string         `json:"model"`
 	}
-	if err := json.Unmarshal(bodies[0], &sent); err != nil || len(sent.System) != 1 || sent.System[0].CacheControl["type"] != "ephemeral" || sent.Thinking["type"] != "enabled" {
+	if err := json.Unmarshal(bodies[0], &sent); err != nil || len(sent.System) != 1 || sent.System[0].CacheControl["type"] != "ephemeral" || sent.Thinking["type"] != "enabled" || sent.Model != "open-model" {
 		t.Fatalf("the upstream got %s", bodies[0])
 	}
 	if !strings.Contains(p.logs.String(), "route=MessagesPassThrough") {

@@ -189,7 +189,7 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 		return 0, "", e
 	}
 	if passesThrough(x, targets) { // a Messages client to a Messages upstream (inbound_passthrough.go)
-		return s.passThrough(r.Context(), w, r, x, targets)
+		return s.passThrough(r.Context(), w, r, x, targets, req.Model)
 	}
 	// previous_response_id and item_reference resolved; a non-streaming
 	// request runs the same (streamed) turn, answered as one JSON body.
