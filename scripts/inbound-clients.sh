@@ -36,12 +36,12 @@ fi
 cp "$src/run.mjs" "$dir/run.mjs" # resolved against $dir/node_modules
 
 work="$(mktemp -d)"
-serve_pid=""
+pids=()
 cleanup() {
-  if [ -n "$serve_pid" ]; then
-    kill "$serve_pid" 2>/dev/null || true
-    wait "$serve_pid" 2>/dev/null || true
-  fi
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -49,30 +49,48 @@ trap cleanup EXIT
 echo "inbound-clients: building harnessflow" >&2
 (cd "$root" && go build -o "$work/harnessflow" ./cmd/harnessflow)
 
-"$work/harnessflow" serve --listen 127.0.0.1:0 "$@" >"$work/serve.out" 2>"$work/serve.err" &
-serve_pid=$!
-base=""
-for _ in $(seq 1 100); do
-  base="$(sed -n 's/^harnessflow serve: listening on \(http:\/\/[^,]*\),.*/\1/p' "$work/serve.out")"
-  [ -n "$base" ] && break
-  if ! kill -0 "$serve_pid" 2>/dev/null; then
-    echo "inbound-clients: harnessflow serve exited:" >&2
-    cat "$work/serve.out" "$work/serve.err" >&2
-    exit 1
+# start NAME PATTERN ARGS...: runs harnessflow ARGS with its output in
+# $work/NAME.out and .err, and sets url to the URL its first line announces
+# (PATTERN: the sed expression that extracts it). Not in a subshell, so
+# that cleanup knows the process.
+start() {
+  local name="$1" pattern="$2"
+  shift 2
+  "$work/harnessflow" "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  local pid=$!
+  pids+=("$pid")
+  url=""
+  for _ in $(seq 1 100); do
+    url="$(sed -n "$pattern" "$work/$name.out")"
+    [ -n "$url" ] && break
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "inbound-clients: harnessflow $1 ($name) exited:" >&2
+      cat "$work/$name.out" "$work/$name.err" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  if [ -z "$url" ]; then
+    echo "inbound-clients: harnessflow $1 ($name) did not start" >&2
+    cat "$work/$name.out" "$work/$name.err" >&2
+    return 1
   fi
-  sleep 0.1
-done
-if [ -z "$base" ]; then
-  echo "inbound-clients: harnessflow serve did not start" >&2
-  cat "$work/serve.out" "$work/serve.err" >&2
-  exit 1
-fi
-echo "inbound-clients: openai $(node -p "require('$dir/node_modules/openai/package.json').version" 2>/dev/null || grep -m1 '"version"' "$dir/node_modules/openai/package.json"), @anthropic-ai/sdk pinned in $src/package.json, against $base" >&2
+}
+listening='s/^harnessflow serve: listening on \(http:\/\/[^,]*\),.*/\1/p'
+# serve with its built-in scripted chat model, for both APIs
+start serve "$listening" serve --listen 127.0.0.1:0 "$@"
+base="$url"
+# serve in front of the scripted model's Messages endpoint: the pass-through
+start model 's/^harnessflow mock-upstream: serving the scripted model at \(http:\/\/[^ ]*\) .*/\1/p' mock-upstream --listen 127.0.0.1:0
+start messages "$listening" serve --listen 127.0.0.1:0 --upstream "$url" --upstream-wire messages "$@"
+messages="$url"
+version() { node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).version)' "$dir/node_modules/$1/package.json"; }
+echo "inbound-clients: openai $(version openai), @anthropic-ai/sdk $(version @anthropic-ai/sdk) against $base (and $messages, a Messages upstream)" >&2
 
 status=0
-node "$dir/run.mjs" "$base" || status=$?
+node "$dir/run.mjs" "$base" "$messages" || status=$?
 if [ "$status" -ne 0 ]; then
-  echo "--- harnessflow serve log" >&2
-  cat "$work/serve.err" >&2
+  echo "--- harnessflow serve logs" >&2
+  cat "$work/serve.err" "$work/messages.err" >&2
 fi
 exit "$status"

@@ -7,7 +7,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 
-const base = process.argv[2]; // http://127.0.0.1:PORT
+const base = process.argv[2]; // http://127.0.0.1:PORT, serve with the scripted chat model
+const messagesBase = process.argv[3]; // serve in front of the scripted Messages model (the pass-through)
 const anthropic = new Anthropic({ baseURL: base, apiKey: "sk-test", maxRetries: 0 });
 const openai = new OpenAI({ baseURL: base + "/v1", apiKey: "sk-test", maxRetries: 0 });
 const COMMAND = "echo hello from harnessflow";
@@ -65,6 +66,21 @@ await scenario("anthropic: plain text, streamed and not, the same text", async (
   const t1 = streamed.content.map((b) => b.text).join(""), t2 = whole.content.map((b) => b.text).join("");
   check(t1.length > 0 && t1 === t2, `streamed ${JSON.stringify(t1)} vs ${JSON.stringify(t2)}`);
   check(streamed.stop_reason === "end_turn" && whole.stop_reason === "end_turn", "stop_reason");
+});
+
+await scenario("anthropic: through the pass-through to a Messages upstream, the signature and the tool loop kept", async () => {
+  const client = new Anthropic({ baseURL: messagesBase, apiKey: "sk-test", maxRetries: 0 });
+  const messages = [{ role: "user", content: "Run a command, please." }];
+  const params = { model: "claude-sonnet-4-5", max_tokens: 1024, messages, tools: [bash], thinking: { type: "enabled", budget_tokens: 2048 } };
+  const msg = await client.messages.stream(params).finalMessage();
+  const thinking = msg.content.find((b) => b.type === "thinking");
+  check(thinking && thinking.signature.startsWith("scripted-signature-"), `thinking ${JSON.stringify(thinking)}`);
+  const use = msg.content.find((b) => b.type === "tool_use");
+  check(msg.stop_reason === "tool_use" && use && use.name === "Bash", JSON.stringify(msg.content));
+  messages.push({ role: "assistant", content: msg.content });
+  messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: "hello from harnessflow", cache_control: { type: "ephemeral" } }] });
+  const final = await client.messages.create(params);
+  check(final.stop_reason === "end_turn" && final.content.some((b) => b.type === "text" && b.text.includes("hello from harnessflow")), JSON.stringify(final));
 });
 
 await scenario("anthropic: count_tokens", async () => {
