@@ -31,6 +31,7 @@ const (
 type inbound struct {
 	wire         string // inboundMessages | inboundChat
 	body         []byte // the client's body (a Messages request passes through as it is)
+	thinking     bool   // the client asked for reasoning (a routing condition, inbound_route.go)
 	stream       bool
 	includeUsage bool
 }
@@ -133,13 +134,15 @@ func (s *Server) decodeRequest(x *exchange, body []byte) (*protocol.ResponsesReq
 		x.in.body = body
 		var m *messagesin.Request
 		if m, err = messagesin.Decode(body); err == nil {
-			req, x.in.stream = m.Responses, m.Stream
+			req, x.in.stream, x.in.thinking = m.Responses, m.Stream, m.Thinking
 		}
 	default:
 		what = "invalid Chat Completions request: "
+		x.in.body = body
 		var c *chatin.Request
 		if c, err = chatin.Decode(body); err == nil {
 			req, x.in.stream, x.in.includeUsage = c.Responses, c.Stream, c.IncludeUsage
+			x.in.thinking = req.Reasoning != nil
 		}
 	}
 	if err != nil {

@@ -366,3 +366,48 @@ func mustRequest(t *testing.T, method, url, auth string) *http.Request {
 	req.Header.Set("Authorization", auth)
 	return req
 }
+
+// TestRoutedByRequestKind: with entries under when = "thinking" and
+// "long_context", a Messages client's thinking request and a long request
+// go to their entries' models, the others to the plain entry; a Codex
+// request with a reasoning effort counts as thinking.
+func TestRoutedByRequestKind(t *testing.T) {
+	up := newUpstream(t, scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "model {{model}}"}}}))
+	p := newRouted(t, `
+[upstreams.local]
+base_url = "{{local}}/v1"
+
+[[models]]
+name = "claude-*"
+upstreams = ["local"]
+upstream_model = "small"
+
+[[models]]
+name = "claude-*"
+when = "thinking"
+upstreams = ["local"]
+upstream_model = "reasoner"
+
+[[models]]
+name = "claude-*"
+when = "long_context"
+long_context_tokens = 2000
+upstreams = ["local"]
+upstream_model = "long"
+`, map[string]string{"local": up.URL})
+	long := strings.Repeat("many words ", 1000)
+	for _, c := range []struct{ name, path, body, want string }{
+		{"plain", "/v1/messages", `{"model":"claude-sonnet-4-5","max_tokens":50,"messages":[{"role":"user","content":"hi"}]}`, "small"},
+		{"thinking", "/v1/messages", `{"model":"claude-sonnet-4-5","max_tokens":50,"thinking":{"type":"adaptive"},"messages":[{"role":"user","content":"hi"}]}`, "reasoner"},
+		{"long", "/v1/messages", `{"model":"claude-sonnet-4-5","max_tokens":50,"messages":[{"role":"user","content":"` + long + `"}]}`, "long"},
+		{"chat reasoning_effort", "/v1/chat/completions", `{"model":"claude-x","reasoning_effort":"high","messages":[{"role":"user","content":"hi"}]}`, "reasoner"},
+		{"chat plain", "/v1/chat/completions", `{"model":"claude-x","messages":[{"role":"user","content":"hi"}]}`, "small"},
+		{"responses with an effort", "/v1/responses", `{"model":"claude-x","reasoning":{"effort":"medium"},"input":"hi"}`, "reasoner"},
+	} {
+		resp := p.post(t, c.path, c.body, nil)
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 || !strings.Contains(string(b), "model "+c.want) {
+			t.Errorf("%s: HTTP %d %s, want the model %s", c.name, resp.StatusCode, b, c.want)
+		}
+	}
+}

@@ -41,7 +41,7 @@ func (s *Server) targets(x *exchange, req *protocol.ResponsesRequest) ([]*target
 		return []*target{s.single}, nil
 	}
 	c := s.cfg.Routes.Config()
-	route, err := c.Route(req.Model)
+	route, err := c.RouteFor(req.Model, requestKind(x, req)) // the entries with a when condition: inbound_route.go
 	if err != nil {
 		return nil, failure(http.StatusNotFound, "invalid_request_error", "model_not_found", "harnessflow: "+err.Error(), outcomeUnknownModel, err)
 	}
