@@ -229,8 +229,8 @@ func (s *Server) routedModels() []json.RawMessage {
 	c := s.cfg.Routes.Config()
 	var names []string
 	for _, m := range c.Models {
-		if !m.IsPattern() {
-			names = append(names, m.Name)
+		if !m.IsPattern() && !slices.Contains(names, m.Name) {
+			names = append(names, m.Name) // once: an entry with a when condition may repeat a name
 		}
 	}
 	if d := c.DefaultModel; d != "" && !slices.Contains(names, d) {
