@@ -32,6 +32,9 @@ const (
 	StreamChat = "chat"
 	// StreamResponses is an OpenAI Responses stream (harnessflow serve).
 	StreamResponses = "responses"
+	// StreamMessages is an Anthropic Messages stream (harnessflow serve's
+	// /v1/messages).
+	StreamMessages = "messages"
 )
 
 // ProxyTarget is one way of reaching the upstream.
@@ -43,7 +46,8 @@ type ProxyTarget struct {
 	// Body is the request body (JSON); Warmup, when set, the body of one
 	// request sent (and read to its end) before the measurement.
 	Body, Warmup []byte
-	// Stream is StreamChat or StreamResponses: what the answers are.
+	// Stream is StreamChat, StreamResponses or StreamMessages: what the
+	// answers are.
 	Stream string
 	// PID is the process whose memory and CPU are measured (a proxy); 0
 	// measures none.
@@ -168,7 +172,7 @@ func RunLoad(ctx context.Context, t ProxyTarget, opts LoadOptions) (*ProxyRun, e
 	if opts.Streams < 1 || opts.Events < 1 {
 		return nil, fmt.Errorf("benchmark: load %s: want at least 1 stream and 1 event, got %d and %d", t.Name, opts.Streams, opts.Events)
 	}
-	if t.Stream != StreamChat && t.Stream != StreamResponses {
+	if t.Stream != StreamChat && t.Stream != StreamResponses && t.Stream != StreamMessages {
 		return nil, fmt.Errorf("benchmark: load %s: unknown stream wire %q", t.Name, t.Stream)
 	}
 	rounds := max(opts.Rounds, 1)
@@ -386,6 +390,9 @@ func retryAfter(h string) time.Duration {
 // Markers of the lines a client looks at.
 var (
 	chatDone       = []byte("data: [DONE]")
+	messagesDelta  = []byte(`data: {"type":"content_block_delta"`)
+	messagesDone   = []byte(`data: {"type":"message_stop"`)
+	messagesError  = []byte(`event: error`)
 	responsesDelta = []byte(`data: {"type":"response.output_text.delta"`)
 	responsesOK    = []byte("event: response.completed")
 	responsesFail  = []byte("event: response.failed")
@@ -427,6 +434,20 @@ func (c *loadClient) stream(ctx context.Context, body []byte, want int) error {
 		if len(line) > 0 && !partial {
 			now := time.Now().UnixNano()
 			switch {
+			case c.t.Stream == StreamMessages:
+				switch {
+				case bytes.HasPrefix(line, messagesDelta):
+					if ts, ok := ParseStamp(line); ok {
+						deltas++
+						if want > 0 {
+							c.lat = append(c.lat, now-ts)
+						}
+					}
+				case bytes.HasPrefix(line, messagesDone):
+					done = true
+				case bytes.HasPrefix(line, messagesError):
+					return fmt.Errorf("%s", bytes.TrimSpace(line))
+				}
 			case c.t.Stream == StreamChat && bytes.HasPrefix(line, chatDone):
 				done = true
 			case c.t.Stream == StreamChat || bytes.HasPrefix(line, responsesDelta):

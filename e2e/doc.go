@@ -7,6 +7,12 @@
 // variable:
 //
 //	HARNESSFLOW_CODEX   path to a Codex CLI binary (codex_test.go)
+//	HARNESSFLOW_CLAUDE  path to a Claude Code binary (claude_inbound_test.go)
+//	HARNESSFLOW_OPENCODE  path to an opencode binary (opencode_inbound_test.go)
+//
+// The Claude Code and opencode tests pass inside a network namespace with
+// only loopback (`unshare --net --map-root-user` with `ip link set lo up`,
+// the test binary built with `go test -c`), which keeps the clients offline.
 //
 // scripts/e2e-codex.sh installs the pinned Codex release and runs the Codex
 // test.

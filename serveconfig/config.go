@@ -153,6 +153,13 @@ type Model struct {
 	Harness string
 	// Caps are the model capabilities the entry sets (see CapsFor).
 	Caps Caps
+	// When, when set, routes only the requests it says: WhenThinking (the
+	// request asks for reasoning) or WhenLongContext (its input is
+	// estimated at LongContextTokens or more). Such an entry is tried before
+	// every entry without a condition (RouteFor).
+	When string
+	// LongContextTokens is WhenLongContext's threshold.
+	LongContextTokens int64
 	// Line is where the file starts the entry.
 	Line int
 
@@ -712,15 +719,35 @@ func (v *validator) model(i int, f *fileModel, c *Config) *Model {
 		}
 	}
 	m.Caps = v.caps(f, at, where)
-	// The first matching entry wins: an exact name an earlier entry
-	// matches, or the same pattern twice, would never be used.
+	switch m.When = f.When; m.When {
+	case "", WhenThinking:
+		if f.LongContextTokens != 0 {
+			v.errorf(at("long_context_tokens"), "%s: long_context_tokens is the threshold of when = %q", where, WhenLongContext)
+		}
+	case WhenLongContext:
+		m.LongContextTokens = f.LongContextTokens
+		if m.LongContextTokens == 0 {
+			m.LongContextTokens = DefaultLongContextTokens
+		}
+		if m.LongContextTokens < 0 {
+			v.errorf(at("long_context_tokens"), "%s: long_context_tokens %d: want a positive number of tokens", where, m.LongContextTokens)
+		}
+	default:
+		v.errorf(at("when"), "%s: when = %q: want %q or %q", where, m.When, WhenThinking, WhenLongContext)
+	}
+	// The first matching entry wins (the conditional ones first): an exact
+	// name an earlier entry of the same condition matches, or the same
+	// pattern twice, would never be used.
 	for _, prev := range c.Models {
+		if prev.When != m.When {
+			continue
+		}
 		if prev.lower == m.lower || prev.pattern && !m.pattern && globMatch(prev.lower, m.lower) {
 			v.errorf(at("name"), "%s is never used: the entry on line %d (%q) matches it first", where, prev.Line, prev.Name)
 			return m
 		}
 	}
-	if !m.pattern {
+	if !m.pattern && m.When == "" {
 		c.exact[m.lower] = m
 	}
 	return m

@@ -431,3 +431,68 @@ func TestCapsThinkingOpen(t *testing.T) {
 		t.Error("the file's thinking_open = false does not reach the model table")
 	}
 }
+
+// Entries with a when condition route the requests they name first.
+func TestRouteForConditions(t *testing.T) {
+	c, err := Parse([]byte(`
+[upstreams.local]
+base_url = "http://127.0.0.1:8000/v1"
+[upstreams.big]
+base_url = "http://127.0.0.1:9000/v1"
+
+[[models]]
+name = "claude-*"
+upstreams = ["local"]
+upstream_model = "small"
+
+[[models]]
+name = "claude-*"
+when = "thinking"
+upstreams = ["big"]
+upstream_model = "reasoner"
+
+[[models]]
+name = "claude-*"
+when = "long_context"
+long_context_tokens = 1000
+upstreams = ["big"]
+upstream_model = "long"
+`), "t.toml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := func(n int64) func() int64 { return func() int64 { return n } }
+	for _, tc := range []struct {
+		name string
+		r    Request
+		want string
+	}{
+		{"plain", Request{InputTokens: tokens(10)}, "small"},
+		{"thinking", Request{Thinking: true, InputTokens: tokens(10)}, "reasoner"},
+		{"long", Request{InputTokens: tokens(1000)}, "long"},
+		{"thinking and long: the first in the file", Request{Thinking: true, InputTokens: tokens(5000)}, "reasoner"},
+		{"no estimate", Request{}, "small"},
+	} {
+		r, err := c.RouteFor("claude-sonnet-4-5", tc.r)
+		if err != nil || r.Attempts[0].Model != tc.want {
+			t.Errorf("%s: %+v %v, want %s", tc.name, r.Attempts, err, tc.want)
+		}
+	}
+	if r, err := c.Route("claude-x"); err != nil || r.Attempts[0].Model != "small" {
+		t.Errorf("Route ignores the conditions: %+v %v", r, err)
+	}
+	for _, bad := range []struct{ body, want string }{
+		{`when = "sometimes"`, `want "thinking" or "long_context"`},
+		{`when = "thinking"` + "\nlong_context_tokens = 5", `long_context_tokens is the threshold`},
+		{`when = "long_context"` + "\nlong_context_tokens = -5", `want a positive number`},
+	} {
+		_, err := Parse([]byte("[upstreams.local]\nbase_url = \"http://127.0.0.1:8000/v1\"\n[[models]]\nname = \"m\"\nupstreams = [\"local\"]\n"+bad.body+"\n"), "t.toml", Options{})
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v", bad.body, err)
+		}
+	}
+	_, err = Parse([]byte("[upstreams.local]\nbase_url = \"http://127.0.0.1:8000/v1\"\n[[models]]\nname = \"m*\"\nwhen = \"thinking\"\nupstreams = [\"local\"]\n[[models]]\nname = \"m1\"\nwhen = \"thinking\"\nupstreams = [\"local\"]\n"), "t.toml", Options{})
+	if err == nil || !strings.Contains(err.Error(), "never used") {
+		t.Errorf("a conditional entry shadowed by one of the same condition: %v", err)
+	}
+}

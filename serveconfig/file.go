@@ -54,6 +54,9 @@ type fileModel struct {
 	UpstreamModels map[string]string `toml:"upstream_models"`
 	Harness        string            `toml:"harness"`
 
+	When              string `toml:"when"`
+	LongContextTokens int64  `toml:"long_context_tokens"`
+
 	Reasoning       *string           `toml:"reasoning"`
 	Efforts         []string          `toml:"efforts"`
 	MaxOutputTokens *int64            `toml:"max_output_tokens"`

@@ -44,11 +44,61 @@ func (c *Config) Route(model string) (Route, error) {
 	if m == nil {
 		return Route{}, &UnknownModelError{Model: model, Configured: c.ModelNames()}
 	}
+	return c.routeOf(m, model), nil
+}
+
+// Conditions of a model entry (Model.When).
+const (
+	// WhenThinking routes the requests that ask for reasoning.
+	WhenThinking = "thinking"
+	// WhenLongContext routes the requests whose input is estimated at
+	// the entry's long_context_tokens or more.
+	WhenLongContext = "long_context"
+)
+
+// DefaultLongContextTokens is long_context_tokens when the entry sets none.
+const DefaultLongContextTokens = 60000
+
+// Request is what a request is, for the entries with a condition.
+type Request struct {
+	// Thinking says the request asks for reasoning.
+	Thinking bool
+	// InputTokens estimates the request's input tokens; nil when no entry
+	// needs it (it is called only for a long_context entry whose name
+	// matches).
+	InputTokens func() int64
+}
+
+// RouteFor is Route for a request: the first entry with a condition whose
+// name matches model and whose condition r meets, else Route(model).
+func (c *Config) RouteFor(model string, r Request) (Route, error) {
+	low := strings.ToLower(model)
+	for _, m := range c.Models {
+		if m.When == "" || model == "" || !(m.lower == low || m.pattern && globMatch(m.lower, low)) {
+			continue
+		}
+		switch m.When {
+		case WhenThinking:
+			if !r.Thinking {
+				continue
+			}
+		case WhenLongContext:
+			if r.InputTokens == nil || r.InputTokens() < m.LongContextTokens {
+				continue
+			}
+		}
+		return c.routeOf(m, model), nil
+	}
+	return c.Route(model)
+}
+
+// routeOf is the route of entry m for model.
+func (c *Config) routeOf(m *Model, model string) Route {
 	r := Route{Entry: m, Attempts: make([]Attempt, len(m.Upstreams))}
 	for i, u := range m.Upstreams {
 		r.Attempts[i] = Attempt{Upstream: u, Model: m.upstreamModel(u, model)}
 	}
-	return r, nil
+	return r
 }
 
 // match returns the first entry matching model, or nil. An exact entry
@@ -63,7 +113,7 @@ func (c *Config) match(model string) *Model {
 		return m
 	}
 	for _, m := range c.Models {
-		if m.pattern && globMatch(m.lower, low) {
+		if m.pattern && m.When == "" && globMatch(m.lower, low) {
 			return m
 		}
 	}

@@ -54,6 +54,9 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) (int, string) {
 	if e != nil {
 		return s.answer(w, nil, e)
 	}
+	if r.Header.Get("anthropic-version") != "" { // an Anthropic client (inbound_messages.go)
+		return writeMessagesModels(w, list), outcome
+	}
 	return writeModels(w, list), outcome
 }
 

@@ -45,6 +45,7 @@ type exchange struct {
 	reason         string                // the message of an error answer (reason.go)
 	target         *target               // the upstream of the attempt under way (routing.go)
 	sameWire       bool                  // every upstream x may go to speaks the target's wire
+	in             *inbound              // the client's wire when it is not the Responses API (inbound.go)
 }
 
 func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
@@ -174,7 +175,7 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 		return 0, "", e
 	}
 	defer release()
-	req, e := s.readRequest(w, r)
+	req, e := s.readRequest(w, r, x)
 	if e != nil {
 		return 0, "", e
 	}
@@ -187,6 +188,9 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 	targets, e := s.targets(x, req)
 	if e != nil {
 		return 0, "", e
+	}
+	if passesThrough(x, targets) { // a Messages client to a Messages upstream (inbound_passthrough.go)
+		return s.passThrough(r.Context(), w, r, x, targets, req.Model)
 	}
 	// previous_response_id and item_reference resolved; a non-streaming
 	// request runs the same (streamed) turn, answered as one JSON body.
@@ -226,7 +230,7 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 // readRequest reads and decodes the client's request within the request
 // bounds (limits.go, requestbounds.go), or returns the error answer. (Out
 // of turn, whose frame is on the stack of every stream.)
-func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*protocol.ResponsesRequest, *answerError) {
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, x *exchange) (*protocol.ResponsesRequest, *answerError) {
 	body, err := s.readBody(w, r)
 	if err != nil {
 		if tooBig, ok := errors.AsType[*http.MaxBytesError](err); ok {
@@ -243,11 +247,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*protocol.
 	if err := checkCounts(body, s.cfg.maxInputItems()); err != nil {
 		return nil, s.overBound(err)
 	}
-	req, err := protocol.DecodeRequest(body)
-	if err != nil {
-		return nil, failure(http.StatusBadRequest, "invalid_request_error", "", "invalid Responses request: "+err.Error(), outcomeBadRequest, err)
-	}
-	return req, nil
+	return s.decodeRequest(x, body) // inbound.go
 }
 
 // checkHistory applies the input item bound to a request whose stored
@@ -500,7 +500,7 @@ func (s *Server) responseGraph(x *exchange, ex *harness.Exchange, withMetrics bo
 
 // conclude ends the client's stream after the run that fed sink returned
 // err, and returns the status and outcome.
-func (s *Server) conclude(r *http.Request, x *exchange, sink *responses.Writer, err error) (int, string) {
+func (s *Server) conclude(r *http.Request, x *exchange, sink clientSink, err error) (int, string) {
 	defer func() { x.events = sink.Events() }()
 	if err != nil {
 		s.metrics.RunError(err)

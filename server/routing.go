@@ -41,7 +41,7 @@ func (s *Server) targets(x *exchange, req *protocol.ResponsesRequest) ([]*target
 		return []*target{s.single}, nil
 	}
 	c := s.cfg.Routes.Config()
-	route, err := c.Route(req.Model)
+	route, err := c.RouteFor(req.Model, requestKind(x, req)) // the entries with a when condition: inbound_route.go
 	if err != nil {
 		return nil, failure(http.StatusNotFound, "invalid_request_error", "model_not_found", "harnessflow: "+err.Error(), outcomeUnknownModel, err)
 	}
@@ -229,8 +229,8 @@ func (s *Server) routedModels() []json.RawMessage {
 	c := s.cfg.Routes.Config()
 	var names []string
 	for _, m := range c.Models {
-		if !m.IsPattern() {
-			names = append(names, m.Name)
+		if !m.IsPattern() && !slices.Contains(names, m.Name) {
+			names = append(names, m.Name) // once: an entry with a when condition may repeat a name
 		}
 	}
 	if d := c.DefaultModel; d != "" && !slices.Contains(names, d) {

@@ -6,6 +6,9 @@
 //
 //	POST /v1/responses               the native translation (no harness)
 //	POST /h/{harness}/v1/responses   the request shaped as harness {harness} shapes it
+//	POST /v1/messages, /v1/chat/completions (and under /h/{harness}/)
+//	                                 Anthropic Messages and Chat Completions clients (inbound.go)
+//	POST /v1/messages/count_tokens   an estimate of a Messages request's input tokens
 //	GET  /v1/models                  the upstream's model list (models.go; also /h/{harness}/v1/models)
 //	GET  /metrics                    Prometheus counters (stages/metrics, and the response store's);
 //	                                 behind Config.ClientKeys when there are any
@@ -481,8 +484,9 @@ func New(cfg Config) *Server {
 	mux.HandleFunc("POST /responses", responses)
 	mux.HandleFunc("POST /h/{harness}/v1/responses", responses)
 	mux.HandleFunc("POST /h/{harness}/responses", responses)
+	s.routeInbound(mux) // Messages and Chat Completions clients (inbound.go)
 	s.store = s.cfg.storeConfig()
-	models := s.authenticate(s.handleModels) // models.go
+	models := messagesModels(s.authenticate(s.handleModels)) // models.go; Anthropic clients: inbound_messages.go
 	mux.HandleFunc("GET /v1/models", models)
 	mux.HandleFunc("GET /models", models)
 	mux.HandleFunc("GET /h/{harness}/v1/models", models)
@@ -493,7 +497,7 @@ func New(cfg Config) *Server {
 		_, _ = io.WriteString(w, "ok\n") // a failed write means the client went away
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		msg := "no route for " + r.Method + " " + r.URL.Path + " (the proxy serves POST /v1/responses, POST /h/{harness}/v1/responses, GET /v1/models, GET /healthz and GET /metrics)"
+		msg := "no route for " + r.Method + " " + r.URL.Path + " (the proxy serves POST /v1/responses, /v1/messages and /v1/chat/completions, each also under /h/{harness}, POST /v1/messages/count_tokens, GET /v1/models, GET /healthz and GET /metrics)"
 		status, outcome := s.answer(w, nil, failure(http.StatusNotFound, "invalid_request_error", "not_found", msg, outcomeNotFound, nil))
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "harnessflow request", slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.Int("status", status), slog.String("outcome", outcome), slog.String("reason", cutReason(msg)))

@@ -17,7 +17,7 @@ import (
 // terminal event (Options.Keep). On the Responses wire the upstream's item
 // ids are kept (they are unique already); on the others every item gets an
 // id of its own.
-func (s *Server) startClient(w http.ResponseWriter, x *exchange, model string) *responses.Writer {
+func (s *Server) startClient(w http.ResponseWriter, x *exchange, model string) clientSink {
 	opts := responses.Options{ResponseID: x.responseID, Model: model, KeepItemIDs: x.wire(s) == harness.WireResponses}
 	if t := x.target; t != nil {
 		opts.MaxText = int(t.limits.Text)
@@ -27,9 +27,12 @@ func (s *Server) startClient(w http.ResponseWriter, x *exchange, model string) *
 		if c.keep {
 			opts.Keep = func(out []protocol.ResponseItem) (bool, *protocol.StreamError) { return s.keepResponse(c.ctx, x, out) }
 		}
-		if c.unary {
+		if c.unary && x.in == nil {
 			return responses.NewWriter(nil, opts)
 		}
+	}
+	if x.in != nil {
+		return s.startInbound(w, x, opts) // inbound.go
 	}
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")
@@ -46,8 +49,11 @@ func (s *Server) startClient(w http.ResponseWriter, x *exchange, model string) *
 // non-streaming client then gets the Response object as its JSON body
 // (HTTP 200, also for status "incomplete"), or, when the response failed,
 // an error body with the status that fits the failure (failureStatus).
-func (s *Server) concludeClient(w http.ResponseWriter, r *http.Request, x *exchange, sink *responses.Writer, err error) (int, string) {
+func (s *Server) concludeClient(w http.ResponseWriter, r *http.Request, x *exchange, sink clientSink, err error) (int, string) {
 	status, outcome := s.conclude(r, x, sink, err)
+	if k, ok := sink.(*inboundSink); ok {
+		return s.concludeInbound(w, x, k, status, outcome) // inbound.go
+	}
 	if x.conv == nil || !x.conv.unary {
 		return status, outcome
 	}

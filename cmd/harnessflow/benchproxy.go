@@ -41,6 +41,7 @@ const (
 // Request bodies of the load clients.
 const (
 	proxyChatBody      = `{"model":"bench","messages":[{"role":"user","content":"Stream the benchmark text."}],"stream":true}`
+	proxyMessagesBody  = `{"model":"bench","max_tokens":4096,"messages":[{"role":"user","content":"Stream the benchmark text."}],"stream":true}`
 	proxyResponsesBody = `{"model":"bench","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Stream the benchmark text."}]}],"stream":true,"store":false}`
 )
 
@@ -119,7 +120,7 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, benchProxySynopsis)
-		fmt.Fprintln(w, "       [--targets direct,pass-through,pass-through-large,native,harness] [--harness NAME] [--request FILE] [--rejections]")
+		fmt.Fprintln(w, "       [--targets direct,pass-through,pass-through-large,native,chat-inbound,messages-inbound,harness] [--harness NAME] [--request FILE] [--rejections]")
 		fmt.Fprintln(w, "       [--json] [--svg FILE] [--profile DIR] [--max-duration D] [--serve-flag FLAG]...")
 		fmt.Fprintln(w, "Starts a scripted chat upstream whose deltas carry their send time, a plain reverse proxy and serve,")
 		fmt.Fprintln(w, "each a process on a loopback port, and N concurrent streaming clients through each: per-event")
@@ -297,6 +298,8 @@ func (b *proxyBench) targetName(t string) string {
 		return targetNative
 	case "pass-through-large":
 		return targetLarge
+	case "chat-inbound", "messages-inbound":
+		return "serve " + t // the native route, a Chat Completions or Messages client
 	}
 	return "serve " + b.harness
 }
@@ -364,8 +367,15 @@ func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.P
 		}
 		target.URL, target.Debug = proc.urls[0]+path, proc.urls[1]+"/debug/runtime"
 		target.Stream, target.Body, target.Warmup = benchmark.StreamResponses, b.body, b.warm
-		if t == "harness" {
+		switch t {
+		case "harness":
 			target.Body, target.Warmup = b.large, b.largeWarm
+		case "chat-inbound": // the chat client's request, answered as chat chunks
+			target.URL, target.Stream = proc.urls[0]+"/v1/chat/completions", benchmark.StreamChat
+			target.Body, target.Warmup = []byte(proxyChatBody), []byte(strings.Replace(proxyChatBody, `"bench"`, `"`+benchmark.WarmupModel+`"`, 1))
+		case "messages-inbound":
+			target.URL, target.Stream = proc.urls[0]+"/v1/messages", benchmark.StreamMessages
+			target.Body, target.Warmup = []byte(proxyMessagesBody), []byte(strings.Replace(proxyMessagesBody, `"bench"`, `"`+benchmark.WarmupModel+`"`, 1))
 		}
 		if b.profileDir != "" {
 			opts.Ramped = b.profiler(proc.urls[1], fmt.Sprintf("N%d-%s", n, strings.ReplaceAll(target.Name, " ", "-")))
@@ -449,7 +459,7 @@ func parseStreams(s string) ([]int, error) {
 
 // parseTargets parses --targets, in the canonical order.
 func parseTargets(s string) ([]string, error) {
-	all := []string{"direct", "pass-through", "pass-through-large", "native", "harness"}
+	all := []string{"direct", "pass-through", "pass-through-large", "native", "chat-inbound", "messages-inbound", "harness"}
 	var out []string
 	for f := range strings.SplitSeq(s, ",") {
 		f = strings.TrimSpace(f)

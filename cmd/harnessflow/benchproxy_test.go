@@ -139,6 +139,25 @@ func TestBenchProxy(t *testing.T) {
 	if s.Errors != 0 || s.Deltas != 3*2*2 || s.Added == nil || s.Process == nil || s.Process.RuntimePeak == nil || s.Process.GoroutinesAfter == 0 {
 		t.Errorf("serve native: %+v (process %+v)", s, s.Process)
 	}
+
+	// The inbound targets: a Chat Completions and a Messages client of serve.
+	code, out, errOut = cli(t, "", "bench", "proxy", "--bin", bin, "--streams", "2", "--events", "2", "--interval", "1ms",
+		"--targets", "messages-inbound,chat-inbound", "--json")
+	if code != exitOK {
+		t.Fatalf("inbound run: exit %d: %s", code, errOut)
+	}
+	report = benchmark.ProxyReport{}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+	if len(report.Runs) != 2 || report.Runs[0].Target != "serve chat-inbound" || report.Runs[1].Target != "serve messages-inbound" {
+		t.Fatalf("inbound runs: %+v", report.Runs)
+	}
+	for _, r := range report.Runs {
+		if r.Errors != 0 || r.Deltas != 2*2*2 {
+			t.Errorf("%s: %+v", r.Target, r)
+		}
+	}
 	if left := children(t); len(left) > 0 {
 		t.Errorf("processes left running: %v", left)
 	}

@@ -115,7 +115,14 @@ func describeConfig(w io.Writer, c *serveconfig.Config) {
 		if h == "" {
 			h = "native"
 		}
-		fmt.Fprintf(w, "  model %q → %s (harness %s)\n", m.Name, strings.Join(to, ", then "), h)
+		when := ""
+		switch m.When {
+		case serveconfig.WhenThinking:
+			when = ", thinking requests"
+		case serveconfig.WhenLongContext:
+			when = fmt.Sprintf(", requests of %d input tokens or more (estimated)", m.LongContextTokens)
+		}
+		fmt.Fprintf(w, "  model %q → %s (harness %s%s)\n", m.Name, strings.Join(to, ", then "), h, when)
 	}
 	if c.DefaultModel != "" {
 		fmt.Fprintf(w, "  a request without a model: %q\n", c.DefaultModel)

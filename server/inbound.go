@@ -1,0 +1,264 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/harnessflow/harnessflow/internal/inboundjson"
+	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/wire/chatin"
+	"github.com/harnessflow/harnessflow/wire/messagesin"
+	"github.com/harnessflow/harnessflow/wire/responses"
+)
+
+// The inbound wires other than the Responses API's (docs/inbound.md): a
+// Messages or Chat Completions client's request is decoded into the
+// neutral request and served by the same turn as a Responses request
+// (routing, fallbacks, client keys, admission, bounds, metrics, logs);
+// only the decoder, the writer of the answer and the shape of the error
+// answers are the wire's.
+const (
+	inboundMessages = "messages"
+	inboundChat     = "chat"
+)
+
+// inbound is the client's wire of an exchange that is not the Responses
+// API's, and what its decoder said of the request.
+type inbound struct {
+	wire         string // inboundMessages | inboundChat
+	body         []byte // the client's body (a Messages request passes through as it is)
+	thinking     bool   // the client asked for reasoning (a routing condition, inbound_route.go)
+	stream       bool
+	includeUsage bool
+}
+
+// clientSink is the writer of the answer to the client that conclude and
+// concludeClient drive: a *responses.Writer, or an *inboundSink.
+type clientSink interface {
+	Accept(protocol.ResponseEvent) error
+	Events() int
+	Ended() bool
+	Terminal() string
+	Err() error
+	Fail(*protocol.StreamError) error
+	Failure() *protocol.StreamError
+	AppendResponse([]byte) []byte
+}
+
+// inboundWriter is what wire/messagesin's and wire/chatin's writers do.
+type inboundWriter interface {
+	Accept(protocol.ResponseEvent) error
+	Fail(*protocol.StreamError) error
+	Ended() bool
+	Err() error
+	Events() int
+}
+
+// inboundSink writes the answer in the client's wire and keeps the
+// Responses writer's account of it (its record: no output): how the stream
+// ended, the text bound, what conclude reads.
+type inboundSink struct {
+	*responses.Writer // the record
+	enc               inboundWriter
+	body              func([]byte) []byte // the non-streaming body
+	unary             bool
+}
+
+// Accept gives ev to the record, then to the client's writer.
+func (k *inboundSink) Accept(ev protocol.ResponseEvent) error {
+	if err := k.Writer.Accept(ev); err != nil {
+		return err
+	}
+	return k.enc.Accept(ev)
+}
+
+// Fail ends both.
+func (k *inboundSink) Fail(e *protocol.StreamError) error {
+	_ = k.Writer.Fail(e) // the record writes nothing
+	return k.enc.Fail(e)
+}
+
+// Events are the events the client got.
+func (k *inboundSink) Events() int { return k.enc.Events() }
+
+// Err is the client's write error.
+func (k *inboundSink) Err() error { return k.enc.Err() }
+
+// routeInbound registers the Messages and Chat Completions routes.
+func (s *Server) routeInbound(mux *http.ServeMux) {
+	messages := messagesErrorShape(s.authenticate(s.handleInbound(inboundMessages)))
+	for _, p := range []string{"/v1/messages", "/messages", "/h/{harness}/v1/messages", "/h/{harness}/messages"} {
+		mux.HandleFunc("POST "+p, messages)
+	}
+	count := messagesErrorShape(s.authenticate(s.countTokens))
+	for _, p := range []string{"/v1/messages/count_tokens", "/messages/count_tokens", "/h/{harness}/v1/messages/count_tokens", "/h/{harness}/messages/count_tokens"} {
+		mux.HandleFunc("POST "+p, count)
+	}
+	chat := s.authenticate(s.handleInbound(inboundChat))
+	for _, p := range []string{"/v1/chat/completions", "/chat/completions", "/h/{harness}/v1/chat/completions", "/h/{harness}/chat/completions"} {
+		mux.HandleFunc("POST "+p, chat)
+	}
+}
+
+// handleInbound serves a request of an inbound wire as handleResponses
+// serves a Responses request.
+func (s *Server) handleInbound(wire string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		x := &exchange{start: time.Now(), harness: r.PathValue("harness"), in: &inbound{wire: wire}}
+		rw := &reasonWriter{ResponseWriter: w}
+		defer s.logRequest(r, x)
+		defer s.endStream(x)
+		x.status, x.outcome = s.proxy(rw, r, x)
+		x.reason = s.reasonFor(r, rw.reason)
+	}
+}
+
+// decodeRequest decodes the client's body in its wire: a Responses
+// request, or a Messages or Chat Completions request converted to one. A
+// bad body is HTTP 400 with the JSON path as the error's param.
+func (s *Server) decodeRequest(x *exchange, body []byte) (*protocol.ResponsesRequest, *answerError) {
+	var (
+		req  *protocol.ResponsesRequest
+		err  error
+		what = "invalid Responses request: "
+	)
+	switch {
+	case x == nil || x.in == nil:
+		req, err = protocol.DecodeRequest(body)
+	case x.in.wire == inboundMessages:
+		what = "invalid Messages request: "
+		x.in.body = body
+		var m *messagesin.Request
+		if m, err = messagesin.Decode(body); err == nil {
+			req, x.in.stream, x.in.thinking = m.Responses, m.Stream, m.Thinking
+		}
+	default:
+		what = "invalid Chat Completions request: "
+		x.in.body = body
+		var c *chatin.Request
+		if c, err = chatin.Decode(body); err == nil {
+			req, x.in.stream, x.in.includeUsage = c.Responses, c.Stream, c.IncludeUsage
+			x.in.thinking = req.Reasoning != nil
+		}
+	}
+	if err != nil {
+		e := failure(http.StatusBadRequest, "invalid_request_error", "", what+err.Error(), outcomeBadRequest, err)
+		if je, ok := errors.AsType[*inboundjson.Error](err); ok && je.Path != "" {
+			e.param = paramJSON(je.Path)
+		}
+		return nil, e
+	}
+	return req, nil
+}
+
+// startInbound starts the answer of an inbound wire: the SSE headers now
+// for a streaming client, and the sink writing the wire's events (or
+// building its body).
+func (s *Server) startInbound(w http.ResponseWriter, x *exchange, opts responses.Options) clientSink {
+	k := &inboundSink{Writer: responses.NewWriter(nil, opts), unary: !x.in.stream}
+	var out io.Writer // nil for a non-streaming client: the writer only builds the body
+	var flush func() error
+	if !k.unary {
+		hdr := w.Header()
+		hdr.Set("Content-Type", "text/event-stream")
+		hdr.Set("Cache-Control", "no-cache")
+		hdr.Set("X-Accel-Buffering", "no")
+		w.WriteHeader(http.StatusOK)
+		sendHeaders(w)
+		out, flush = w, http.NewResponseController(w).Flush
+	}
+	switch x.in.wire {
+	case inboundMessages:
+		enc := messagesin.NewWriter(out, messagesin.Options{MessageID: "msg_" + trimResp(opts.ResponseID), Model: opts.Model, Flush: flush})
+		k.enc, k.body = enc, enc.AppendMessage
+	default:
+		enc := chatin.NewWriter(out, chatin.Options{ID: "chatcmpl-" + trimResp(opts.ResponseID), Model: opts.Model, IncludeUsage: x.in.includeUsage, Flush: flush})
+		k.enc, k.body = enc, enc.AppendCompletion
+	}
+	return k
+}
+
+func trimResp(id string) string {
+	if len(id) > 5 && id[:5] == "resp_" {
+		return id[5:]
+	}
+	return id
+}
+
+// concludeInbound ends an inbound wire's answer after conclude: a failure
+// the record saw reaches the client's writer too; a non-streaming client
+// gets the wire's body, or an error answer.
+func (s *Server) concludeInbound(w http.ResponseWriter, x *exchange, k *inboundSink, status int, outcome string) (int, string) {
+	if f := k.Writer.Failure(); f != nil && !k.enc.Ended() {
+		_ = k.enc.Fail(f)
+	}
+	if !k.unary {
+		return status, outcome
+	}
+	if f := k.Writer.Failure(); f != nil || k.Writer.Terminal() == responses.EventFailed {
+		if f == nil {
+			f = &protocol.StreamError{Kind: protocol.ErrKindUpstream, Message: "the response failed"}
+		}
+		e := &answerError{status: failureStatus(f), typ: f.Type, msg: f.Message, outcome: outcome}
+		if f.RetryAfterMS > 0 {
+			e.retryAfter = strconv.FormatInt((f.RetryAfterMS+999)/1000, 10)
+		}
+		if e.typ == "" {
+			e.typ = errorType(e.status)
+		}
+		if f.Code != "" {
+			e.code = codeJSON(f.Code)
+		}
+		return s.answer(w, x, e)
+	}
+	body := append(k.body(make([]byte, 0, 4096)), '\n')
+	hdr := w.Header()
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body) // a failed write means the client went away
+	return http.StatusOK, outcome
+}
+
+// countTokens answers POST /v1/messages/count_tokens with an estimate:
+// the converted request's JSON bytes over four, said to be an estimate by
+// the X-Harnessflow-Estimate header (no upstream counts with another
+// model's tokenizer).
+func (s *Server) countTokens(w http.ResponseWriter, r *http.Request) {
+	x := &exchange{start: time.Now(), harness: r.PathValue("harness"), in: &inbound{wire: inboundMessages}}
+	rw := &reasonWriter{ResponseWriter: w}
+	defer s.logRequest(r, x)
+	x.status, x.outcome = s.countTokensAnswer(rw, r, x)
+	x.reason = s.reasonFor(r, rw.reason)
+}
+
+// EstimateBytesPerToken is the count_tokens estimate's divisor.
+const EstimateBytesPerToken = 4
+
+func (s *Server) countTokensAnswer(w http.ResponseWriter, r *http.Request, x *exchange) (int, string) {
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return s.answer(w, x, failure(http.StatusBadRequest, "invalid_request_error", "", "read request body: "+err.Error(), outcomeBadRequest, err))
+	}
+	req, e := s.decodeRequest(x, body)
+	if e != nil {
+		return s.answer(w, x, e)
+	}
+	neutral, err := json.Marshal(req)
+	if err != nil {
+		return s.answer(w, x, failure(http.StatusBadRequest, "invalid_request_error", "", "invalid Messages request: "+err.Error(), outcomeBadRequest, err))
+	}
+	n := (len(neutral) + EstimateBytesPerToken - 1) / EstimateBytesPerToken
+	out := `{"input_tokens":` + strconv.Itoa(n) + "}\n"
+	hdr := w.Header()
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("X-Harnessflow-Estimate", "input_tokens is an estimate: the converted request's JSON bytes / "+strconv.Itoa(EstimateBytesPerToken))
+	hdr.Set("Content-Length", strconv.Itoa(len(out)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(out))
+	return http.StatusOK, outcomeCompleted
+}
