@@ -199,29 +199,7 @@ func (s *Server) concludeInbound(w http.ResponseWriter, x *exchange, k *inboundS
 	if !k.unary {
 		return status, outcome
 	}
-	if f := k.Writer.Failure(); f != nil || k.Writer.Terminal() == responses.EventFailed {
-		if f == nil {
-			f = &protocol.StreamError{Kind: protocol.ErrKindUpstream, Message: "the response failed"}
-		}
-		e := &answerError{status: failureStatus(f), typ: f.Type, msg: f.Message, outcome: outcome}
-		if f.RetryAfterMS > 0 {
-			e.retryAfter = strconv.FormatInt((f.RetryAfterMS+999)/1000, 10)
-		}
-		if e.typ == "" {
-			e.typ = errorType(e.status)
-		}
-		if f.Code != "" {
-			e.code = codeJSON(f.Code)
-		}
-		return s.answer(w, x, e)
-	}
-	body := append(k.body(make([]byte, 0, 4096)), '\n')
-	hdr := w.Header()
-	hdr.Set("Content-Type", "application/json")
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body) // a failed write means the client went away
-	return http.StatusOK, outcome
+	return s.answerUnary(w, x, k.Writer, outcome, k.body) // unary.go
 }
 
 // countTokens answers POST /v1/messages/count_tokens with an estimate:

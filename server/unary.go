@@ -57,6 +57,14 @@ func (s *Server) concludeClient(w http.ResponseWriter, r *http.Request, x *excha
 	if x.conv == nil || !x.conv.unary {
 		return status, outcome
 	}
+	return s.answerUnary(w, x, sink, outcome, sink.AppendResponse)
+}
+
+// answerUnary answers a client that did not stream, once sink's response
+// ended: the error body that fits a failed response (failureStatus), else
+// HTTP 200 with the body appendBody builds (the Response object, or an
+// inbound wire's own body).
+func (s *Server) answerUnary(w http.ResponseWriter, x *exchange, sink clientSink, outcome string, appendBody func([]byte) []byte) (int, string) {
 	if f := sink.Failure(); f != nil || sink.Terminal() == responses.EventFailed {
 		if f == nil {
 			f = &protocol.StreamError{Kind: protocol.ErrKindUpstream, Message: "the response failed"}
@@ -73,7 +81,7 @@ func (s *Server) concludeClient(w http.ResponseWriter, r *http.Request, x *excha
 		}
 		return s.answer(w, x, e)
 	}
-	body := append(sink.AppendResponse(make([]byte, 0, 4096)), '\n')
+	body := append(appendBody(make([]byte, 0, 4096)), '\n')
 	hdr := w.Header()
 	hdr.Set("Content-Type", "application/json")
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))
