@@ -91,6 +91,10 @@ func (s *Server) passThrough(ctx context.Context, w http.ResponseWriter, r *http
 			if te, ok := errors.AsType[*TimeoutError](err); ok {
 				return 0, "", failure(http.StatusGatewayTimeout, "server_error", "upstream_timeout", "harnessflow: "+te.Error(), outcomeUpstreamTimeout, err)
 			}
+			if re, ok := errors.AsType[*RedirectError](err); ok { // redirect.go
+				x.upstreamStatus = re.Status
+				return 0, "", failure(http.StatusBadGateway, "server_error", "upstream_redirect", "harnessflow: "+re.Error(), outcomeUpstreamError, err)
+			}
 			return 0, "", failure(http.StatusBadGateway, "server_error", "upstream_unreachable", "upstream unreachable: "+redactURLError(err), outcomeUpstreamUnreachable, err)
 		}
 		x.upstreamStatus = resp.StatusCode
@@ -104,6 +108,11 @@ func (s *Server) passThrough(ctx context.Context, w http.ResponseWriter, r *http
 			return 0, "", s.upstreamError(resp)
 		}
 		defer resp.Body.Close()
+		if x.stream == nil {
+			// Counted as any stream, by how it ended (endStream), though no
+			// graph runs: the answer is copied as it came.
+			x.stream = s.metrics.StartStream()
+		}
 		status, outcome := s.copyAnswer(w, r, resp)
 		return status, outcome, nil
 	}

@@ -273,6 +273,15 @@ func TestMessagesPassThrough(t *testing.T) {
 	if !strings.Contains(p.logs.String(), "route=MessagesPassThrough") {
 		t.Fatalf("log: %s", p.logs.String())
 	}
+	resp, err := p.client.Get(p.ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	metricsText, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(metricsText), `harnessflow_streams_ended_total{outcome="completed"} 1`) {
+		t.Errorf("the pass-through stream is not counted:\n%s", metricsText)
+	}
 }
 
 // TestMessagesInboundOverloaded: a Messages request over --max-streams
