@@ -8,9 +8,52 @@ import (
 	"strings"
 
 	"github.com/harnessflow/harnessflow/benchmark"
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/sinks"
+	"github.com/harnessflow/harnessflow/sources"
 	"github.com/harnessflow/harnessflow/stages/chatstream"
 	"github.com/harnessflow/harnessflow/stages/textcall"
 )
+
+// A chat server without a tool parser passes on the call a model wrote in
+// its text (Qwen3-Coder markup here, cut across deltas). The chat.textcalls
+// node, inserted by name before chat.accumulate as serve does, turns it
+// into a function call typed by the request's tool schemas (timeout is an
+// integer); the text around the markup stays text.
+func Example() {
+	n, err := textcall.Node(textcall.Options{
+		Format: textcall.Auto,
+		Config: textcall.Config{Schemas: textcall.Schemas{"exec_command": {"cmd": "string", "timeout": "integer"}}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	g, err := chatstream.Graph(chatstream.Options{})
+	if err == nil {
+		g, err = g.InsertBefore(chatstream.AccumulateName, n)
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var body strings.Builder
+	for _, d := range []string{"Checking.\n<tool_", "call>\n<function=exec_command>\n<parameter=cmd>\ngo vet ./...\n</para",
+		"meter>\n<parameter=timeout>\n30\n</parameter>\n</function>\n</tool_call>"} {
+		fmt.Fprintf(&body, "data: {\"id\":\"r1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", d)
+	}
+	body.WriteString("data: {\"id\":\"r1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	if err := pipeline.Run(context.Background(), g, sources.Reader(strings.NewReader(body.String())), sinks.JSONLines(os.Stdout, false)); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// {"type":"created"}
+	// {"type":"output_item.added","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":""}]}}
+	// {"type":"output_text.delta","delta":"Checking.\n"}
+	// {"type":"output_item.done","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":"Checking.\n"}]}}
+	// {"type":"output_item.done","item":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"go vet ./...\",\"timeout\":30}","call_id":"call_r1_0"}}
+	// {"type":"completed","response_id":"r1","finish_reason":"tool_calls"}
+}
 
 // The text tool-call stage inserted by name into the chat response graph
 // (before chat.accumulate, where serve puts it) and its throughput
