@@ -52,11 +52,13 @@ func Example() {
 	srv := &http.Server{Handler: middleware(proxy.Handler()), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
+	client := &http.Client{}
+	defer client.CloseIdleConnections()
 
 	for _, path := range []string{"/v1/responses", "/h/opencode/v1/responses"} {
 		body := `{"model":"my-model","input":"list the files","stream":true,"tools":[{"type":"function","name":"exec_command",` +
 			`"parameters":{"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}}]}`
-		resp, err := http.Post("http://"+ln.Addr().String()+path, "application/json", strings.NewReader(body))
+		resp, err := client.Post("http://"+ln.Addr().String()+path, "application/json", strings.NewReader(body))
 		if err != nil {
 			fmt.Println(err)
 			return
