@@ -14,12 +14,15 @@ import (
 	"time"
 
 	_ "github.com/harnessflow/harnessflow/harness/all" // the harnesses of the /h/{harness}/ routes; without it only /v1/responses (native) is served
+	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/server"
 	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // serve's handler inside a program's own http.Server, behind its own
-// middleware (a header and a request counter), proxying to a chat model
+// middleware (a header and a request counter) and with a stage of its own
+// in every response graph (Config.Extend), proxying to a chat model
 // server — here the scripted model on loopback. The native route and a
 // harness route each answer a streamed Responses request that offers
 // Codex's exec_command: on /h/opencode/ the model is shown opencode's own
@@ -29,8 +32,21 @@ func Example() {
 	upstream := httptest.NewServer(scripted.New(scripted.Default()))
 	defer upstream.Close()
 
+	// A stage of our own in every response graph: it counts the tool
+	// calls the clients are handed.
+	var calls atomic.Int64
+	countCalls := func(g *pipeline.Graph, _ server.StreamInfo) (*pipeline.Graph, func() error, error) {
+		g, err := g.Append(pipeline.StageNode("user.calls", pipeline.Map(func(ev protocol.ResponseEvent) protocol.ResponseEvent {
+			if _, ok := ev.Item.(*protocol.FunctionCall); ok && ev.Type == protocol.EventOutputItemDone {
+				calls.Add(1)
+			}
+			return ev
+		})))
+		return g, nil, err
+	}
 	proxy := server.New(server.Config{
 		Upstream: upstream.URL + "/v1",
+		Extend:   countCalls,
 		Now:      func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 		Logger:   slog.New(slog.DiscardHandler), // one record per request otherwise
 	})
@@ -94,7 +110,7 @@ func Example() {
 		resp.Body.Close()
 		fmt.Println("  last event:", last)
 	}
-	fmt.Println("requests through the middleware:", requests.Load())
+	fmt.Println("requests through the middleware:", requests.Load(), "— calls through user.calls:", calls.Load())
 	// Output:
 	// /v1/responses 200 OK text/event-stream X-Gateway: example
 	//   text: "Let me run a quick command."
@@ -104,5 +120,5 @@ func Example() {
 	//   text: "Let me run a quick command."
 	//   call: exec_command {"cmd":"echo hello from harnessflow"}
 	//   last event: response.completed
-	// requests through the middleware: 2
+	// requests through the middleware: 2 — calls through user.calls: 2
 }
