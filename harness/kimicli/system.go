@@ -2,7 +2,6 @@ package kimicli
 
 import (
 	"fmt"
-	"io/fs"
 	"regexp"
 	"sort"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/harness/internal/kimistyle"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
 )
@@ -94,7 +94,7 @@ func SystemPrompt(env *harness.Env) (string, error) {
 // systemData gathers the values of system.tmpl from the env.
 func systemData(env *harness.Env) SystemData {
 	ws := env.Workspace
-	d := SystemData{OS: osName(ws.OS), Now: env.Now.Format(nowLayout), WorkDir: ws.Cwd}
+	d := SystemData{OS: kimistyle.OSName(ws.OS), Now: env.Now.Format(nowLayout), WorkDir: ws.Cwd}
 	shell := ws.Shell
 	if shell == "" {
 		shell = "bash"
@@ -114,18 +114,6 @@ func systemData(env *harness.Env) SystemData {
 	d.AgentsMD = AgentsMD(env.ProjectDocs)
 	d.Skills = Skills(env.Request.Input)
 	return d
-}
-
-func osName(os string) string {
-	switch strings.ToLower(os) {
-	case "darwin", "macos":
-		return "macOS"
-	case "windows":
-		return "Windows"
-	case "linux", "":
-		return "Linux"
-	}
-	return os
 }
 
 // DeveloperTexts returns the text of every developer item of the history
@@ -150,97 +138,31 @@ func DeveloperTexts(items []protocol.ResponseItem) []string {
 	return out
 }
 
-// dirEntry is one listed entry.
-type dirEntry struct {
-	name string
-	dir  bool
-}
+// DirReader lists a directory of the working directory
+// (kimistyle.DirReader).
+type DirReader = kimistyle.DirReader
 
-// DirReader lists a directory of the working directory ("." for itself,
-// slash-separated below it): its entries in directory order and whether
-// there were more than it returns. [harness.Env.ReadWorkDir] is the one
-// the harness uses.
-type DirReader func(sub string) ([]fs.DirEntry, bool, error)
-
-// readEntries returns the entries of sub, directories first, then by
-// name. A symbolic link is listed as a file and never followed.
-func readEntries(read DirReader, sub string) ([]dirEntry, error) {
-	ents, _, err := read(sub)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]dirEntry, len(ents))
-	for i, e := range ents {
-		out[i] = dirEntry{name: e.Name(), dir: e.IsDir()}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].dir != out[j].dir {
-			return out[i].dir
-		}
-		return out[i].name < out[j].name
-	})
-	return out, nil
-}
+// listing is how kimi-cli draws the working directory.
+var listing = kimistyle.TreeStyle{RootWidth: ListRootWidth, ChildWidth: ListChildWidth,
+	MoreChildren: func(n int) string { return "(" + strconv.Itoa(n) + " more)" },
+	MoreEntries:  func(n int) string { return "(" + strconv.Itoa(n) + " more entries)" }}
 
 // ListDirectory draws the tree listing of the working directory read by
-// read: at most ListRootWidth
-// entries, each directory with at most ListChildWidth of its own entries
-// (directories marked with "/"), directories first, then by name; entries
-// beyond the limits are counted on a last line. A directory that cannot be
-// read is an error; an unreadable subdirectory shows no children.
+// read: at most ListRootWidth entries, each directory with at most
+// ListChildWidth of its own entries (directories marked with "/"),
+// directories first, then by name; entries beyond the limits are counted
+// on a last line. A directory that cannot be read is an error; an
+// unreadable subdirectory shows no children. A symbolic link is listed as
+// a file and never followed.
 func ListDirectory(read DirReader) (string, error) {
-	ents, err := readEntries(read, ".")
-	if err != nil {
+	lines, err := listing.Tree(read)
+	switch {
+	case err != nil:
 		return "", fmt.Errorf("kimi-cli: list the working directory: %w", err)
-	}
-	if len(ents) == 0 {
+	case len(lines) == 0:
 		return "(the directory is empty)", nil
 	}
-	shown := ents[:min(len(ents), ListRootWidth)]
-	rest := len(ents) - len(shown)
-	var b strings.Builder
-	line := func(s string) {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(s)
-	}
-	for i, e := range shown {
-		last := i == len(shown)-1 && rest == 0
-		conn, indent := "├── ", "│   "
-		if last {
-			conn, indent = "└── ", "    "
-		}
-		if !e.dir {
-			line(conn + e.name)
-			continue
-		}
-		line(conn + e.name + "/")
-		kids, err := readEntries(read, e.name)
-		if err != nil {
-			continue
-		}
-		ks := kids[:min(len(kids), ListChildWidth)]
-		krest := len(kids) - len(ks)
-		for j, k := range ks {
-			kconn := "├── "
-			if j == len(ks)-1 && krest == 0 {
-				kconn = "└── "
-			}
-			suffix := ""
-			if k.dir {
-				suffix = "/"
-			}
-			line(indent + kconn + k.name + suffix)
-		}
-		if krest > 0 {
-			line(indent + "└── (" + strconv.Itoa(krest) + " more)")
-		}
-	}
-	if rest > 0 {
-		line("└── (" + strconv.Itoa(rest) + " more entries)")
-	}
-	return b.String(), nil
+	return strings.Join(lines, "\n"), nil
 }
 
 // AgentsMD is the project-instructions text of the system prompt: each

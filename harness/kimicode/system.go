@@ -1,14 +1,12 @@
 package kimicode
 
 import (
-	"cmp"
-	"io/fs"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/harness/internal/kimistyle"
 	"github.com/harnessflow/harnessflow/harness/kimicli"
 	"github.com/harnessflow/harnessflow/protocol"
 )
@@ -83,7 +81,7 @@ func SystemPrompt(env *harness.Env, fork bool) (string, error) {
 
 func systemData(env *harness.Env) (SystemData, error) {
 	ws := env.Workspace
-	d := SystemData{OS: osName(ws.OS), Shell: ws.Shell, WorkDir: ws.Cwd,
+	d := SystemData{OS: kimistyle.OSName(ws.OS), Shell: ws.Shell, WorkDir: ws.Cwd,
 		Now: env.Now.UTC().Format("2006-01-02T15:04:05.000Z")}
 	if d.Shell == "" {
 		d.Shell = "bash"
@@ -106,51 +104,15 @@ func systemData(env *harness.Env) (SystemData, error) {
 	return d, nil
 }
 
-func osName(os string) string {
-	switch strings.ToLower(os) {
-	case "darwin", "macos":
-		return "macOS"
-	case "windows":
-		return "Windows"
-	case "linux", "":
-		return "Linux"
-	}
-	return os
-}
+// DirReader lists a directory of the working directory
+// (kimistyle.DirReader).
+type DirReader = kimistyle.DirReader
 
-// DirReader lists a directory of the working directory ("." for itself):
-// its entries and whether there were more. [harness.Env.ReadWorkDir] is
-// the one the harness uses.
-type DirReader func(sub string) ([]fs.DirEntry, bool, error)
-
-type entry struct {
-	name string
-	dir  bool
-}
-
-// entries reads sub: directories first, then files, each by name (case
-// folded first, as a locale comparison orders them, then exactly); ok is
-// false when it cannot be read.
-func entries(read DirReader, sub string) ([]entry, bool) {
-	ents, _, err := read(sub)
-	if err != nil {
-		return nil, false
-	}
-	out := make([]entry, len(ents))
-	for i, e := range ents {
-		out[i] = entry{e.Name(), e.IsDir()}
-	}
-	slices.SortFunc(out, func(a, b entry) int {
-		if a.dir != b.dir {
-			if a.dir {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Or(strings.Compare(strings.ToLower(a.name), strings.ToLower(b.name)), strings.Compare(a.name, b.name))
-	})
-	return out, true
-}
+// listing is how Kimi Code 2.1.0 draws the working directory.
+var listing = kimistyle.TreeStyle{RootWidth: ListRootWidth, ChildWidth: ListChildWidth, FoldCase: true, SkipDotDirs: true,
+	Unreadable:   "[not readable]",
+	MoreChildren: func(n int) string { return "... and " + strconv.Itoa(n) + " more" },
+	MoreEntries:  func(n int) string { return "... and " + strconv.Itoa(n) + " more entries" }}
 
 // Listing draws the working directory as Kimi Code 2.1.0 does: at most
 // ListRootWidth entries, "├── "/"└── " before each and "/" after
@@ -160,53 +122,11 @@ func entries(read DirReader, sub string) ([]entry, bool) {
 // directory is "(empty directory)", one that cannot be read (or may not
 // be, under the workspace policy none) "[not readable]".
 func Listing(read DirReader) string {
-	ents, ok := entries(read, ".")
-	if !ok {
+	lines, err := listing.Tree(read)
+	switch {
+	case err != nil:
 		return "[not readable]"
-	}
-	shown := ents[:min(len(ents), ListRootWidth)]
-	rest := len(ents) - len(shown)
-	var lines []string
-	for i, e := range shown {
-		last := i == len(shown)-1 && rest == 0
-		conn, indent := "├── ", "│   "
-		if last {
-			conn, indent = "└── ", "    "
-		}
-		if !e.dir {
-			lines = append(lines, conn+e.name)
-			continue
-		}
-		lines = append(lines, conn+e.name+"/")
-		if strings.HasPrefix(e.name, ".") {
-			continue
-		}
-		kids, ok := entries(read, e.name)
-		if !ok {
-			lines = append(lines, indent+"└── [not readable]")
-			continue
-		}
-		ks := kids[:min(len(kids), ListChildWidth)]
-		krest := len(kids) - len(ks)
-		for j, k := range ks {
-			kconn := "├── "
-			if j == len(ks)-1 && krest == 0 {
-				kconn = "└── "
-			}
-			suffix := ""
-			if k.dir {
-				suffix = "/"
-			}
-			lines = append(lines, indent+kconn+k.name+suffix)
-		}
-		if krest > 0 {
-			lines = append(lines, indent+"└── ... and "+strconv.Itoa(krest)+" more")
-		}
-	}
-	if rest > 0 {
-		lines = append(lines, "└── ... and "+strconv.Itoa(rest)+" more entries")
-	}
-	if len(lines) == 0 {
+	case len(lines) == 0:
 		return "(empty directory)"
 	}
 	return strings.Join(lines, "\n")
