@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/harnessflow/harnessflow/internal/jsonx"
 )
@@ -17,9 +18,38 @@ import (
 // syntax error names its line, column and byte offset; a body that is JSON
 // but not a request is a [*RequestError] naming the JSON path at fault.
 func DecodeRequest(data []byte) (*ResponsesRequest, error) {
+	return DecodeRequestWithin(data, RequestLimits{})
+}
+
+// RequestLimits bound the top-level arrays of a request body (0: no bound).
+type RequestLimits struct {
+	InputItems int // "input"
+	Tools      int // "tools"
+}
+
+// ArrayLimitError is a request whose top-level array Path has more than
+// Limit elements (DecodeRequestWithin).
+type ArrayLimitError struct {
+	Path  string
+	Limit int
+}
+
+// Error names the path and the bound.
+func (e *ArrayLimitError) Error() string {
+	return fmt.Sprintf("%s: more than %d elements", e.Path, e.Limit)
+}
+
+// DecodeRequestWithin is DecodeRequest with the top-level "input" and
+// "tools" arrays bounded: one over its bound is an [*ArrayLimitError],
+// found by the syntax check that reads the body before it is decoded (so a
+// huge request costs one scan, not its decoding).
+func DecodeRequestWithin(data []byte, lim RequestLimits) (*ResponsesRequest, error) {
 	var sc jsonx.Scanner
-	sc.Reset(data)
-	if !sc.Skip() || !sc.End() {
+	over, ok := checkSyntax(&sc, data, lim.bounds())
+	if over != nil {
+		return nil, over
+	}
+	if !ok {
 		// encoding/json's message, which the line and column refer to.
 		var raw json.RawMessage
 		err := json.Unmarshal(data, &raw)
@@ -45,6 +75,55 @@ func DecodeRequest(data []byte) (*ResponsesRequest, error) {
 		return nil, describeRequestError(err) // a *RequestError: the JSON path and what is wrong there
 	}
 	return req, nil
+}
+
+// ArrayBound bounds one top-level array of a JSON object body.
+type ArrayBound struct {
+	Key   string
+	Limit int // 0: no bound
+}
+
+// CheckArrays reads data as one JSON document and returns an
+// [*ArrayLimitError] for the first top-level array of bounds that has more
+// elements than its bound — for the bodies of other wires that are bounded
+// before they are decoded. A document that is not a JSON object, or not
+// valid, is nil here: its decoder says what is wrong with it.
+func CheckArrays(data []byte, bounds ...ArrayBound) *ArrayLimitError {
+	var sc jsonx.Scanner
+	over, _ := checkSyntax(&sc, data, bounds)
+	return over
+}
+
+func (l RequestLimits) bounds() []ArrayBound {
+	if l == (RequestLimits{}) {
+		return nil
+	}
+	return []ArrayBound{{"input", l.InputItems}, {"tools", l.Tools}}
+}
+
+// checkSyntax reads data as one JSON document, counting the top-level
+// arrays of bounds when it is an object; ok reports whether it is valid
+// JSON, over an array that went past its bound (the read stops there).
+func checkSyntax(sc *jsonx.Scanner, data []byte, bounds []ArrayBound) (over *ArrayLimitError, ok bool) {
+	sc.Reset(data)
+	if len(bounds) == 0 || sc.Kind() != jsonx.KindObject {
+		return nil, sc.Skip() && sc.End()
+	}
+	ok = sc.Object(func(key []byte) bool {
+		i := slices.IndexFunc(bounds, func(b ArrayBound) bool { return b.Key == string(key) })
+		if i < 0 || bounds[i].Limit <= 0 || sc.Kind() != jsonx.KindArray {
+			return sc.Skip()
+		}
+		n := 0
+		return sc.Array(func() bool {
+			if n++; n > bounds[i].Limit {
+				over = &ArrayLimitError{Path: bounds[i].Key, Limit: bounds[i].Limit}
+				return false
+			}
+			return sc.Skip()
+		})
+	}) && sc.End()
+	return over, ok
 }
 
 // position converts a byte offset (the byte after the error) to a 1-based

@@ -126,9 +126,17 @@ func (s *Server) decodeRequest(x *exchange, body []byte) (*protocol.ResponsesReq
 		err  error
 		what = "invalid Responses request: "
 	)
+	if x != nil && x.in != nil {
+		// The other wires' bodies are bounded before they are decoded too
+		// (requestbounds.go): their messages and tools.
+		if over := protocol.CheckArrays(body, protocol.ArrayBound{Key: "messages", Limit: s.cfg.maxInputItems()},
+			protocol.ArrayBound{Key: "tools", Limit: maxTools}); over != nil {
+			return nil, s.overBound(over)
+		}
+	}
 	switch {
 	case x == nil || x.in == nil:
-		req, err = protocol.DecodeRequest(body)
+		req, err = protocol.DecodeRequestWithin(body, s.cfg.requestLimits())
 	case x.in.wire == inboundMessages:
 		what = "invalid Messages request: "
 		x.in.body = body
@@ -144,6 +152,9 @@ func (s *Server) decodeRequest(x *exchange, body []byte) (*protocol.ResponsesReq
 			req, x.in.stream, x.in.includeUsage = c.Responses, c.Stream, c.IncludeUsage
 			x.in.thinking = req.Reasoning != nil
 		}
+	}
+	if over, ok := errors.AsType[*protocol.ArrayLimitError](err); ok {
+		return nil, s.overBound(over)
 	}
 	if err != nil {
 		e := failure(http.StatusBadRequest, "invalid_request_error", "", what+err.Error(), outcomeBadRequest, err)

@@ -244,9 +244,6 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, x *exchange
 		}
 		return nil, failure(http.StatusBadRequest, "invalid_request_error", "", "read request body: "+err.Error(), outcomeBadRequest, err)
 	}
-	if err := checkCounts(body, s.cfg.maxInputItems()); err != nil {
-		return nil, s.overBound(err)
-	}
 	return s.decodeRequest(x, body) // inbound.go
 }
 
@@ -254,21 +251,21 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, x *exchange
 // history was resolved.
 func (s *Server) checkHistory(req *protocol.ResponsesRequest) *answerError {
 	if n := s.cfg.maxInputItems(); n > 0 && len(req.Input) > n {
-		return s.overBound(&RequestBoundError{Path: "input (with the history of previous_response_id)", Limit: n})
+		return s.overBound(&protocol.ArrayLimitError{Path: "input (with the history of previous_response_id)", Limit: n})
 	}
 	return nil
 }
 
 // overBound is the answer to a request over a request bound: HTTP 413
 // with the JSON path (requestbounds.go).
-func (s *Server) overBound(err error) *answerError {
-	be := err.(*RequestBoundError)
+func (s *Server) overBound(be *protocol.ArrayLimitError) *answerError {
 	label := "tools"
 	if strings.HasPrefix(be.Path, "input") {
 		label = "input_items"
 	}
 	s.guards.requestRefused(label)
-	e := failure(http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large", "harnessflow: "+be.Error(), outcomeBadRequest, err)
+	e := failure(http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large",
+		"harnessflow: "+be.Error()+" (the proxy's bound for one request)", outcomeBadRequest, be)
 	e.param = paramJSON(be.Path)
 	return e
 }
