@@ -14,7 +14,9 @@ import (
 // bound with an *ArrayLimitError naming it, before decoding, and is
 // DecodeRequest otherwise — errors included.
 func TestDecodeRequestWithin(t *testing.T) {
-	items := func(n int) string { return strings.TrimSuffix(strings.Repeat(`{"role":"user","content":"hi"},`, n), ",") }
+	items := func(n int) string {
+		return strings.TrimSuffix(strings.Repeat(`{"role":"user","content":"hi"},`, n), ",")
+	}
 	tools := func(n int) string {
 		return strings.TrimSuffix(strings.Repeat(`{"type":"function","name":"f","parameters":{}},`, n), ",")
 	}
