@@ -391,11 +391,6 @@ func (s *Writer) Accept(ev protocol.ResponseEvent) error {
 			if s.held += len(ev.Delta); s.held > s.maxText {
 				return s.overLimit()
 			}
-		case protocol.EventOutputItemDone:
-			if err := s.done(ev.Item); err != nil || s.outSize <= s.maxText {
-				return err
-			}
-			return s.overLimit()
 		}
 	}
 	switch ev.Type {
@@ -412,7 +407,10 @@ func (s *Writer) Accept(ev protocol.ResponseEvent) error {
 		if nilItem(ev.Item) {
 			return nil
 		}
-		return s.done(ev.Item)
+		if err := s.done(ev.Item); err != nil || s.maxText == 0 || s.outSize <= s.maxText {
+			return err
+		}
+		return s.overLimit() // a done item bigger than its deltas, or with none
 	case protocol.EventOutputTextDelta:
 		return s.textDelta(ev.Delta, ev.SoFar)
 	case protocol.EventReasoningContentDelta:
