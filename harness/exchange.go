@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/harnessflow/harnessflow/codec"
 	"github.com/harnessflow/harnessflow/internal/jsonx"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
@@ -110,7 +111,8 @@ func Open(ctx context.Context, cfg Config, o Opening) (*Exchange, error) {
 // whether a chat answer is one JSON body.
 func (e *Exchange) shaped() {
 	e.streams = BodyStreams(e.Turn.Shaped.Body)
-	e.Unary = e.Wire == WireChat && !e.streams
+	c, _ := codec.Lookup(e.Wire)
+	e.Unary = c.HasUnary() && !e.streams
 }
 
 // AsksStream reports whether the shaped request body has "stream": true
@@ -133,7 +135,8 @@ func (e *Exchange) Answered(contentType string) {
 	case "text/event-stream":
 		e.Unary = false
 	case "application/json":
-		e.Unary = e.Wire == WireChat
+		c, _ := codec.Lookup(e.Wire)
+		e.Unary = c.HasUnary()
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/harnessflow/harnessflow/codec"
 	"github.com/harnessflow/harnessflow/harness/bridge"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
@@ -32,12 +33,12 @@ const (
 	WireMessages  = wire.Messages
 )
 
-// Wires lists every wire (a copy of [wire.All]; kept for the callers that
-// range over it).
-var Wires = wire.All()
+// Wires lists every registered wire ([codec.All]): responses, chat,
+// messages, then any a program registered.
+func Wires() []Wire { return codec.All() }
 
-// ParseWire parses "responses", "chat" or "messages" ([wire.Parse]).
-func ParseWire(s string) (Wire, error) { return wire.Parse(s) }
+// ParseWire parses the name of a registered wire ([codec.Parse]).
+func ParseWire(s string) (Wire, error) { return codec.Parse(s) }
 
 // NativeName is the registry name of the no-harness translation.
 const NativeName = "native"
@@ -59,6 +60,11 @@ type Spec struct {
 	// calls Request for these wires only, so a request graph need not
 	// check.
 	Wires []Wire
+	// CodecWires says the harness also shapes every wire whose codec has a
+	// native request graph (codec.Codec.NativeRequest), registered now or
+	// later: the native translation's rule, so that a program's own wire
+	// has a route.
+	CodecWires bool
 	// Request builds the request-direction graph for env.Wire. Its input is
 	// *request.Shaping and its output request.Shaped.
 	Request func(env *Env) (*pipeline.Graph, error)
@@ -88,7 +94,16 @@ type Spec struct {
 }
 
 // Supports reports whether the harness shapes requests for w itself.
-func (s Spec) Supports(w Wire) bool { return slices.Contains(s.Wires, w) }
+func (s Spec) Supports(w Wire) bool {
+	if slices.Contains(s.Wires, w) {
+		return true
+	}
+	if !s.CodecWires {
+		return false
+	}
+	c, ok := codec.Lookup(w)
+	return ok && c.NativeRequest != nil
+}
 
 // Register adds s to the process registry ([Default]). An empty name, a
 // missing request graph, a bad variant declaration or a name registered
@@ -123,7 +138,7 @@ func All() []Spec { return Default().All() }
 // (docs/routing.md#routing-matrix), whichever harness serves it.
 func RouteWires(name string) []Wire {
 	var ws []Wire
-	for _, w := range wire.All() {
+	for _, w := range codec.All() {
 		if _, err := Resolve(w, name); err == nil {
 			ws = append(ws, w)
 		}

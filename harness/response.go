@@ -3,23 +3,24 @@ package harness
 import (
 	"encoding/json"
 
+	"github.com/harnessflow/harnessflow/codec"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/stages/decode"
 	"github.com/harnessflow/harnessflow/stages/request"
 	"github.com/harnessflow/harnessflow/stages/textcall"
 )
 
 // ProtocolGraph builds the protocol layer of the response direction for a
-// wire ([decode.Graph]): upstream bytes → ResponseEvents, with no harness
-// postprocessing. Harnesses append their harness.post node to it.
+// wire (the registered codec's, [codec.Graph]): upstream bytes →
+// ResponseEvents, with no harness postprocessing. Harnesses append their
+// harness.post node to it.
 func ProtocolGraph(w Wire, opts ResponseOptions) (*pipeline.Graph, error) {
-	return decode.Graph(w, opts.decode())
+	return codec.Graph(w, opts.decode())
 }
 
 // decode returns the options of the protocol layer.
-func (o ResponseOptions) decode() decode.Options {
-	return decode.Options{ToolKinds: o.ToolKinds, Unary: o.Unary, MaxEventBytes: o.MaxEventBytes,
+func (o ResponseOptions) decode() codec.Options {
+	return codec.Options{ToolKinds: o.ToolKinds, Unary: o.Unary, MaxEventBytes: o.MaxEventBytes,
 		ToolFormat: o.ToolFormat, Model: o.Model, ToolSchemas: o.ToolSchemas, TextCalls: o.TextCalls, Logger: o.Logger,
 		ThinkingOpen: o.ThinkingOpen}
 }

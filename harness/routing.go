@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+
+	"github.com/harnessflow/harnessflow/codec"
 	"slices"
 	"sort"
 	"strings"
@@ -259,12 +261,8 @@ func (r *Registry) Resolve(w Wire, harness string) (Route, error) {
 			return route, nil
 		}
 	}
-	switch w {
-	case WireResponses:
-		route.Kind, route.Harness = RouteResponsesAPI, NativeName
-		return route, nil
-	case WireChat:
-		route.Kind, route.Harness = RouteChatCompletionsCompat, NativeName
+	if c, ok := codec.Lookup(w); ok && c.NativeRequest != nil {
+		route.Kind, route.Harness = RouteKind(c.NativeRoute), NativeName
 		return route, nil
 	}
 	return Route{}, &RouteError{Wire: w, Harness: harness}

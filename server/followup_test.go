@@ -417,7 +417,7 @@ func TestServeSendsWhatShapePrints(t *testing.T) {
 	}
 	tested := 0
 	for _, spec := range harness.All() {
-		for _, wire := range harness.Wires {
+		for _, wire := range harness.Wires() {
 			route, err := harness.Resolve(wire, spec.Name)
 			if err != nil || route.Harness != spec.Name {
 				continue

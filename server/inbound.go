@@ -8,30 +8,27 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/harnessflow/harnessflow/codec"
 	"github.com/harnessflow/harnessflow/internal/inboundjson"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/wire/chatin"
-	"github.com/harnessflow/harnessflow/wire/messagesin"
+	"github.com/harnessflow/harnessflow/wire"
 	"github.com/harnessflow/harnessflow/wire/responses"
 )
 
-// The inbound wires other than the Responses API's (docs/inbound.md): a
-// Messages or Chat Completions client's request is decoded into the
-// neutral request and served by the same turn as a Responses request
-// (routing, fallbacks, client keys, admission, bounds, metrics, logs);
-// only the decoder, the writer of the answer and the shape of the error
-// answers are the wire's.
-const (
-	inboundMessages = "messages"
-	inboundChat     = "chat"
-)
+// The inbound wires other than the Responses API's (docs/inbound.md) are
+// the registered codecs with an Inbound side (codec.Inbounds): a Messages
+// or Chat Completions client's request is decoded into the neutral
+// request and served by the same turn as a Responses request (routing,
+// fallbacks, client keys, admission, bounds, metrics, logs); only the
+// decoder, the writer of the answer and the shape of the error answers are
+// the wire's.
 
 // inbound is the client's wire of an exchange that is not the Responses
 // API's, and what its decoder said of the request.
 type inbound struct {
-	wire         string // inboundMessages | inboundChat
-	body         []byte // the client's body (a Messages request passes through as it is)
-	thinking     bool   // the client asked for reasoning (a routing condition, inbound_route.go)
+	codec        *codec.Codec // the client's wire
+	body         []byte       // the client's body (a pass-through request goes upstream as it is)
+	thinking     bool         // the client asked for reasoning (a routing condition, inbound_route.go)
 	stream       bool
 	includeUsage bool
 }
@@ -49,22 +46,12 @@ type clientSink interface {
 	AppendResponse([]byte) []byte
 }
 
-// inboundWriter is what wire/messagesin's and wire/chatin's writers do.
-type inboundWriter interface {
-	Accept(protocol.ResponseEvent) error
-	Fail(*protocol.StreamError) error
-	Ended() bool
-	Err() error
-	Events() int
-}
-
 // inboundSink writes the answer in the client's wire and keeps the
 // Responses writer's account of it (its record: no output): how the stream
 // ended, the text bound, what conclude reads.
 type inboundSink struct {
 	*responses.Writer // the record
-	enc               inboundWriter
-	body              func([]byte) []byte // the non-streaming body
+	enc               codec.InboundWriter
 	unary             bool
 }
 
@@ -88,27 +75,30 @@ func (k *inboundSink) Events() int { return k.enc.Events() }
 // Err is the client's write error.
 func (k *inboundSink) Err() error { return k.enc.Err() }
 
-// routeInbound registers the Messages and Chat Completions routes.
+// routeInbound registers the routes of every inbound codec (each path
+// also under /h/{harness}), and Messages' count_tokens.
 func (s *Server) routeInbound(mux *http.ServeMux) {
-	messages := messagesErrorShape(s.authenticate(s.handleInbound(inboundMessages)))
-	for _, p := range []string{"/v1/messages", "/messages", "/h/{harness}/v1/messages", "/h/{harness}/messages"} {
-		mux.HandleFunc("POST "+p, messages)
+	for _, c := range codec.Inbounds() {
+		h := s.authenticate(s.handleInbound(c))
+		if c.Inbound.Shape != nil {
+			h = c.Inbound.Shape(h)
+		}
+		for _, p := range c.Inbound.Paths {
+			mux.HandleFunc("POST "+p, h)
+			mux.HandleFunc("POST /h/{harness}"+p, h)
+		}
 	}
-	count := messagesErrorShape(s.authenticate(s.countTokens))
+	count := codec.MessagesErrors(s.authenticate(s.countTokens))
 	for _, p := range []string{"/v1/messages/count_tokens", "/messages/count_tokens", "/h/{harness}/v1/messages/count_tokens", "/h/{harness}/messages/count_tokens"} {
 		mux.HandleFunc("POST "+p, count)
-	}
-	chat := s.authenticate(s.handleInbound(inboundChat))
-	for _, p := range []string{"/v1/chat/completions", "/chat/completions", "/h/{harness}/v1/chat/completions", "/h/{harness}/chat/completions"} {
-		mux.HandleFunc("POST "+p, chat)
 	}
 }
 
 // handleInbound serves a request of an inbound wire as handleResponses
 // serves a Responses request.
-func (s *Server) handleInbound(wire string) http.HandlerFunc {
+func (s *Server) handleInbound(c *codec.Codec) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		x := &exchange{start: time.Now(), harness: r.PathValue("harness"), in: &inbound{wire: wire}}
+		x := &exchange{start: time.Now(), harness: r.PathValue("harness"), in: &inbound{codec: c}}
 		rw := &reasonWriter{ResponseWriter: w}
 		defer s.logRequest(r, x)
 		defer s.endStream(x)
@@ -137,20 +127,13 @@ func (s *Server) decodeRequest(x *exchange, body []byte) (*protocol.ResponsesReq
 	switch {
 	case x == nil || x.in == nil:
 		req, err = protocol.DecodeRequestWithin(body, s.cfg.requestLimits())
-	case x.in.wire == inboundMessages:
-		what = "invalid Messages request: "
-		x.in.body = body
-		var m *messagesin.Request
-		if m, err = messagesin.Decode(body); err == nil {
-			req, x.in.stream, x.in.thinking = m.Responses, m.Stream, m.Thinking
-		}
 	default:
-		what = "invalid Chat Completions request: "
+		in := x.in.codec.Inbound
+		what = "invalid " + in.What + " request: "
 		x.in.body = body
-		var c *chatin.Request
-		if c, err = chatin.Decode(body); err == nil {
-			req, x.in.stream, x.in.includeUsage = c.Responses, c.Stream, c.IncludeUsage
-			x.in.thinking = req.Reasoning != nil
+		var d codec.InboundRequest
+		if d, err = in.Decode(body); err == nil {
+			req, x.in.stream, x.in.thinking, x.in.includeUsage = d.Responses, d.Stream, d.Thinking, d.IncludeUsage
 		}
 	}
 	if over, ok := errors.AsType[*protocol.ArrayLimitError](err); ok {
@@ -182,22 +165,8 @@ func (s *Server) startInbound(w http.ResponseWriter, x *exchange, opts responses
 		sendHeaders(w)
 		out, flush = w, http.NewResponseController(w).Flush
 	}
-	switch x.in.wire {
-	case inboundMessages:
-		enc := messagesin.NewWriter(out, messagesin.Options{MessageID: "msg_" + trimResp(opts.ResponseID), Model: opts.Model, Flush: flush})
-		k.enc, k.body = enc, enc.AppendMessage
-	default:
-		enc := chatin.NewWriter(out, chatin.Options{ID: "chatcmpl-" + trimResp(opts.ResponseID), Model: opts.Model, IncludeUsage: x.in.includeUsage, Flush: flush})
-		k.enc, k.body = enc, enc.AppendCompletion
-	}
+	k.enc = x.in.codec.Inbound.NewWriter(out, codec.WriterOptions{ResponseID: opts.ResponseID, Model: opts.Model, IncludeUsage: x.in.includeUsage, Flush: flush})
 	return k
-}
-
-func trimResp(id string) string {
-	if len(id) > 5 && id[:5] == "resp_" {
-		return id[5:]
-	}
-	return id
 }
 
 // concludeInbound ends an inbound wire's answer after conclude: a failure
@@ -210,7 +179,7 @@ func (s *Server) concludeInbound(w http.ResponseWriter, x *exchange, k *inboundS
 	if !k.unary {
 		return status, outcome
 	}
-	return s.answerUnary(w, x, k.Writer, outcome, k.body) // unary.go
+	return s.answerUnary(w, x, k.Writer, outcome, k.enc.AppendBody) // unary.go
 }
 
 // countTokens answers POST /v1/messages/count_tokens with an estimate:
@@ -218,7 +187,8 @@ func (s *Server) concludeInbound(w http.ResponseWriter, x *exchange, k *inboundS
 // the X-Harnessflow-Estimate header (no upstream counts with another
 // model's tokenizer).
 func (s *Server) countTokens(w http.ResponseWriter, r *http.Request) {
-	x := &exchange{start: time.Now(), harness: r.PathValue("harness"), in: &inbound{wire: inboundMessages}}
+	messages, _ := codec.Lookup(wire.Messages)
+	x := &exchange{start: time.Now(), harness: r.PathValue("harness"), in: &inbound{codec: messages}}
 	rw := &reasonWriter{ResponseWriter: w}
 	defer s.logRequest(r, x)
 	x.status, x.outcome = s.countTokensAnswer(rw, r, x)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/stages/metrics"
 	"github.com/harnessflow/harnessflow/wire/anthropic"
 )
@@ -22,11 +21,11 @@ const routePassThrough = "MessagesPassThrough"
 // harness route, whose upstreams all speak the Messages wire: its body
 // then goes upstream as the client sent it (docs/inbound.md#messages).
 func passesThrough(x *exchange, targets []*target) bool {
-	if x.in == nil || x.in.wire != inboundMessages || x.harness != "" || len(targets) == 0 {
+	if x.in == nil || !x.in.codec.Inbound.PassThrough || x.harness != "" || len(targets) == 0 {
 		return false
 	}
 	for _, t := range targets {
-		if t.wire != harness.WireMessages || t.harness != "" {
+		if t.wire != x.in.codec.Wire || t.harness != "" {
 			return false
 		}
 	}

@@ -3,13 +3,14 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/harnessflow/harnessflow/codec"
 	"github.com/harnessflow/harnessflow/harness"
 )
 
@@ -76,7 +77,11 @@ func (s *Server) listModels(r *http.Request) ([]json.RawMessage, string, *answer
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), modelsTimeout)
 	defer cancel()
-	up, err := http.NewRequestWithContext(ctx, http.MethodGet, s.checked.base+"/models", nil)
+	modelsPath := "/models"
+	if c, ok := codec.Lookup(s.cfg.wire()); ok && c.ModelsPath != "" {
+		modelsPath = c.ModelsPath
+	}
+	up, err := http.NewRequestWithContext(ctx, http.MethodGet, s.checked.base+modelsPath, nil)
 	if err != nil {
 		return nil, "", failure(http.StatusInternalServerError, "server_error", "", "server: model list request: "+err.Error(), outcomeConfigError, nil)
 	}
@@ -110,7 +115,7 @@ func (s *Server) listModels(r *http.Request) ([]json.RawMessage, string, *answer
 			status = http.StatusBadGateway
 		}
 		return nil, "", failure(status, errorType(status), "no_model_list", s.redactKey(
-			"harnessflow: the upstream has no model list (GET "+RedactURL(s.checked.base)+"/models answered HTTP "+
+			"harnessflow: the upstream has no model list (GET "+RedactURL(s.checked.base)+modelsPath+" answered HTTP "+
 				strconv.Itoa(resp.StatusCode)+": "+msg+"); set --model or --default-model to have one listed"), outcomeUpstreamError, nil)
 	}
 	list, err := modelList(data, s.cfg.wire())
@@ -147,40 +152,15 @@ func marshalModel(id string) string {
 	return string(b)
 }
 
-// modelList reads an upstream's model list: its data entries, as they are
-// (chat, responses), or translated from Anthropic's (messages).
-func modelList(data []byte, wire harness.Wire) ([]json.RawMessage, error) {
-	var body struct {
-		Data *[]json.RawMessage `json:"data"`
+// modelList reads an upstream's model list through its wire's codec:
+// the data entries as they are (chat, responses) or translated
+// (messages).
+func modelList(data []byte, w harness.Wire) ([]json.RawMessage, error) {
+	c, ok := codec.Lookup(w)
+	if !ok {
+		return nil, fmt.Errorf("no codec for wire %q", w)
 	}
-	if err := json.Unmarshal(data, &body); err != nil || body.Data == nil {
-		return nil, errors.New(`not a JSON object with a "data" array`)
-	}
-	if wire != harness.WireMessages {
-		return *body.Data, nil
-	}
-	out := make([]json.RawMessage, 0, len(*body.Data))
-	for i, raw := range *body.Data {
-		var m struct {
-			ID        string `json:"id"`
-			Object    string `json:"object"`
-			CreatedAt string `json:"created_at"`
-		}
-		if err := json.Unmarshal(raw, &m); err != nil || m.ID == "" {
-			return nil, errors.New("data[" + strconv.Itoa(i) + "]: want an object with an id")
-		}
-		if m.Object == "model" { // already in OpenAI's shape
-			out = append(out, raw)
-			continue
-		}
-		e := modelEntry{ID: m.ID, Object: "model", OwnedBy: "anthropic"}
-		if t, err := time.Parse(time.RFC3339, m.CreatedAt); err == nil {
-			e.Created = t.Unix()
-		}
-		b, _ := json.Marshal(e) // strings and numbers always encode
-		out = append(out, b)
-	}
-	return out, nil
+	return c.Models(data)
 }
 
 // writeModels writes an OpenAI model list and returns 200.

@@ -13,13 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harnessflow/harnessflow/codec"
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/metrics"
 	"github.com/harnessflow/harnessflow/stages/request"
 	"github.com/harnessflow/harnessflow/stages/textcall"
-	"github.com/harnessflow/harnessflow/wire/chat"
 	"github.com/harnessflow/harnessflow/wire/responses"
 )
 
@@ -355,10 +355,14 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, t *target
 	if err := s.checked.err; err != nil {
 		return nil, err
 	}
+	wc, ok := codec.Lookup(t.wire)
+	if !ok {
+		return nil, fmt.Errorf("server: upstream request: no codec for wire %q", t.wire)
+	}
 	base := t.base
 	path := shaped.Path
 	if path == "" {
-		path = chat.Path
+		path = wc.Path
 	}
 	target := base + path
 	if len(shaped.Query) > 0 {
@@ -408,20 +412,16 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, t *target
 // keys), as Authorization or, on the messages wire, x-api-key with
 // anthropic-version.
 func (s *Server) setCredentials(t *target, h http.Header, r *http.Request) {
+	wc, ok := codec.Lookup(t.wire)
+	if !ok {
+		return // upstreamRequest refuses the request
+	}
 	auth, clientKey := s.clientCredentials(r)
 	if t.apiKey != "" {
 		auth = "Bearer " + t.apiKey
 	}
-	if t.wire == harness.WireMessages {
-		if key, ok := strings.CutPrefix(auth, "Bearer "); ok {
-			h.Set("x-api-key", key)
-		} else if clientKey != "" && t.apiKey == "" {
-			h.Set("x-api-key", clientKey)
-		}
-		h.Set("anthropic-version", "2023-06-01")
-	} else if auth != "" {
-		h.Set("Authorization", auth)
-	}
+	wc.SetKey(h, auth, clientKey)
+	wc.SetHeaders(h)
 }
 
 // bodyStreams reports whether a JSON request body has "stream": true

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/harnessflow/harnessflow/codec"
 	"github.com/harnessflow/harnessflow/harness"
 )
 
@@ -107,40 +108,14 @@ func wrongWire(want, got harness.Wire, why string) error {
 	return &inputError{fmt.Sprintf("this is a %s stream (%s), not %s: use --wire %s", got, why, want, got)}
 }
 
-// eventWire names the wire whose streams use the SSE event name.
-func eventWire(name string) (harness.Wire, string) {
-	switch {
-	case strings.HasPrefix(name, "message_"), strings.HasPrefix(name, "content_block_"):
-		return harness.WireMessages, name
-	case strings.HasPrefix(name, "response."):
-		return harness.WireResponses, name
-	}
-	return "", ""
-}
+// eventWire names the wire whose streams use the SSE event name (its
+// codec's SniffEvent).
+func eventWire(name string) (harness.Wire, string) { return codec.Sniff(name, nil) }
 
-// dataWire names the wire of one streamed data object by its markers: a
-// chat chunk's "choices" or "object", a Messages or Responses event "type".
-// Error objects and anything else say nothing.
-func dataWire(data []byte) (harness.Wire, string) {
-	var v struct {
-		Type    string          `json:"type"`
-		Object  string          `json:"object"`
-		Choices json.RawMessage `json:"choices"`
-	}
-	if json.Unmarshal(data, &v) != nil {
-		return "", ""
-	}
-	switch {
-	case v.Object == "chat.completion.chunk" || v.Object == "chat.completion":
-		return harness.WireChat, `a chat chunk ("object":"` + v.Object + `")`
-	case len(v.Choices) > 0 && v.Type == "":
-		return harness.WireChat, `a chat chunk ("choices")`
-	}
-	if w, _ := eventWire(v.Type); w != "" {
-		return w, `"type":"` + v.Type + `"`
-	}
-	return "", ""
-}
+// dataWire names the wire of one streamed data object by the markers its
+// codec knows (a chat chunk's "choices" or "object", a Messages or
+// Responses event "type"). Error objects and anything else say nothing.
+func dataWire(data []byte) (harness.Wire, string) { return codec.Sniff("", data) }
 
 // sniffUnary checks a --unary input: one JSON object, of the wire.
 func sniffUnary(r io.Reader, wire harness.Wire) (io.Reader, error) {

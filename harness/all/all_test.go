@@ -14,7 +14,7 @@ import (
 func TestSpecWiresAgreeWithRouting(t *testing.T) {
 	for _, s := range harness.All() {
 		var routed []harness.Wire
-		for _, w := range harness.Wires {
+		for _, w := range harness.Wires() {
 			r, err := harness.Resolve(w, s.Name)
 			if err == nil && r.Harness == s.Name {
 				routed = append(routed, w)

@@ -27,7 +27,7 @@ type route struct {
 func emulatingRoutes() []route {
 	var out []route
 	for _, name := range harness.KnownNames() {
-		for _, w := range harness.Wires {
+		for _, w := range harness.Wires() {
 			r, err := harness.Resolve(w, name)
 			if err != nil || r.Harness == harness.NativeName {
 				continue

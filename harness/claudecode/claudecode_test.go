@@ -180,7 +180,7 @@ func TestPromptEditShowsOnEveryWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := sharedRequest(t, "tool_history")
-	for _, w := range harness.Wires {
+	for _, w := range harness.Wires() {
 		for _, p := range []*prompts.Pack{prompts.Default(), pack} {
 			turn, err := harness.Plan(context.Background(), harness.Config{Wire: w, Prompts: p}, harness.NameClaudeCode, req, nil)
 			if err != nil {

@@ -22,6 +22,7 @@ package native
 import (
 	"fmt"
 
+	"github.com/harnessflow/harnessflow/codec"
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/stages/request"
@@ -39,6 +40,7 @@ func Spec() harness.Spec {
 		Name:        harness.NativeName,
 		Description: "no emulation: Responses → Chat Completions conversion, or the Responses request as it is",
 		Wires:       []harness.Wire{harness.WireResponses, harness.WireChat},
+		CodecWires:  true, // and any wire whose codec has a native request graph
 		Request: func(env *harness.Env) (*pipeline.Graph, error) {
 			opts := env.RequestOptions()
 			opts.ReasoningControl, opts.Efforts = ReasoningOf(env.Model)
@@ -67,11 +69,8 @@ func ReasoningOf(m harness.ModelCaps) (request.ReasoningControl, []string) {
 // RequestGraph returns the native request graph of a wire, its stages
 // configured by opts (provider quirks, model capabilities).
 func RequestGraph(w harness.Wire, opts request.Options) (*pipeline.Graph, error) {
-	switch w {
-	case harness.WireChat:
-		return request.NewChatGraph(opts)
-	case harness.WireResponses:
-		return request.NewResponsesGraph()
+	if c, ok := codec.Lookup(w); ok && c.NativeRequest != nil {
+		return c.NativeRequest(opts)
 	}
 	if _, err := harness.Resolve(w, harness.NativeName); err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ func Order() []Layer {
 		{"protocol", []string{"protocol/..."}},
 		{"wire", []string{"wire/..."}},
 		{"stages", []string{"stages/...", "sources/...", "sinks/..."}},
+		{"codecs", []string{"codec/..."}},
 		{"harness core", []string{"harness", "harness/bridge/...", "harness/internal/...", "harness/harnesstest/..."}},
 		{"harnesses", []string{"harness/..."}},
 		{"harness set", []string{"harness/all/..."}},

@@ -1,4 +1,4 @@
-package decode
+package codec
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ func TestGraphsTakeLentInput(t *testing.T) {
 		{wire.Responses, Options{}, "responses_tools.sse"},
 	}
 	for _, tt := range graphs {
-		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "streams", tt.stream))
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "streams", tt.stream))
 		if err != nil {
 			t.Fatal(err)
 		}

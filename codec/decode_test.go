@@ -1,4 +1,4 @@
-package decode
+package codec
 
 import (
 	"strings"
@@ -19,7 +19,7 @@ func TestGraph(t *testing.T) {
 		{wire.Chat, Options{ToolFormat: "hermes"}, "sse.decode chat.decode chat.textcalls chat.accumulate chat.finalize"},
 		{wire.Chat, Options{ToolFormat: "off", ThinkingOpen: true}, "sse.decode chat.decode chat.textcalls chat.accumulate chat.finalize"},
 		{wire.Chat, Options{ThinkingOpen: true}, "sse.decode chat.decode chat.textcalls chat.accumulate chat.finalize"},
-		{wire.Chat, Options{ToolFormat: "hermez"}, `ERR decode: --tool-format: unknown tool format "hermez"`},
+		{wire.Chat, Options{ToolFormat: "hermez"}, `ERR codec: --tool-format: unknown tool format "hermez"`},
 		{wire.Messages, Options{}, "sse.decode anthropic.decode anthropic.accumulate"},
 		{wire.Responses, Options{}, "sse.decode responses.decode"},
 		{wire.Messages, Options{Unary: true}, `ERR --unary is supported on the chat wire only, not "messages"`},
