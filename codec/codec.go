@@ -13,8 +13,8 @@ package codec
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"

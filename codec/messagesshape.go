@@ -88,4 +88,3 @@ func (m *messagesErrors) finish() {
 	m.ResponseWriter.WriteHeader(status)
 	_, _ = m.ResponseWriter.Write(out) // a failed write means the client went away
 }
-

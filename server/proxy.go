@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/harnessflow/harnessflow/stages/metrics"
 	"github.com/harnessflow/harnessflow/stages/request"
 	"github.com/harnessflow/harnessflow/stages/textcall"
+	"github.com/harnessflow/harnessflow/upstream"
 	"github.com/harnessflow/harnessflow/wire/responses"
 )
 
@@ -355,54 +354,14 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, t *target
 	if err := s.checked.err; err != nil {
 		return nil, err
 	}
-	wc, ok := codec.Lookup(t.wire)
-	if !ok {
-		return nil, fmt.Errorf("server: upstream request: no codec for wire %q", t.wire)
+	auth, clientKey := s.clientCredentials(r)
+	if t.apiKey != "" {
+		auth = "Bearer " + t.apiKey
 	}
-	base := t.base
-	path := shaped.Path
-	if path == "" {
-		path = wc.Path
-	}
-	target := base + path
-	if len(shaped.Query) > 0 {
-		u, err := url.Parse(target)
-		if err != nil {
-			return nil, fmt.Errorf("server: upstream request: %w", err)
-		}
-		q := u.Query()
-		for k, v := range shaped.Query {
-			q.Set(k, v)
-		}
-		u.RawQuery = q.Encode()
-		target = u.String()
-	}
-	up, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	c := upstream.Client{Base: t.base, Wire: t.wire, Auth: auth, ClientKey: clientKey, Headers: t.headers}
+	up, err := c.NewRequest(ctx, shaped, body, stream)
 	if err != nil {
-		return nil, fmt.Errorf("server: upstream request: %w", err)
-	}
-	up.Header.Set("Content-Type", "application/json")
-	if stream {
-		up.Header.Set("Accept", "text/event-stream")
-	} else {
-		up.Header.Set("Accept", "application/json")
-	}
-	up.Header.Set("User-Agent", "harnessflow")
-	// Asked for here, so that the transport leaves a gzip body as it came
-	// and the compression ratio can be bounded (bounds.go).
-	up.Header.Set("Accept-Encoding", "gzip")
-	s.setCredentials(t, up.Header, r)
-	// The harness's headers (beta flags, versions, its user agent) come
-	// last; the credentials are the proxy's to set.
-	for k, v := range shaped.Headers {
-		switch http.CanonicalHeaderKey(k) {
-		case "Authorization", "X-Api-Key", "Content-Length", "Host", "Accept-Encoding":
-			continue
-		}
-		up.Header.Set(k, v)
-	}
-	for k, v := range t.headers { // the routing config's extra headers (checked when it was read)
-		up.Header.Set(k, v)
+		return nil, fmt.Errorf("server: %w", err)
 	}
 	return up, nil
 }

@@ -37,11 +37,11 @@ func linesCodec(t *testing.T) {
 	t.Helper()
 	registerLines.Do(func() {
 		codec.MustRegister(codec.Codec{
-			Wire:          linesWire,
-			Doc:           "a test-only wire",
-			Path:          "/lines/generate",
-			KeyHeader:     "X-Lines-Key",
-			Headers:       map[string]string{"Lines-Version": "1"},
+			Wire:      linesWire,
+			Doc:       "a test-only wire",
+			Path:      "/lines/generate",
+			KeyHeader: "X-Lines-Key",
+			Headers:   map[string]string{"Lines-Version": "1"},
 			// Its requests are chat bodies, sent to its own path.
 			NativeRequest: func(o request.Options) (*pipeline.Graph, error) {
 				g, err := request.NewChatGraph(o)
@@ -53,7 +53,7 @@ func linesCodec(t *testing.T) {
 					return s
 				})))
 			},
-			NativeRoute:   "LinesNative",
+			NativeRoute: "LinesNative",
 			Response: func(o codec.Options) (*pipeline.Graph, error) {
 				return pipeline.New("lines-response", sse.Node(sse.Options{MaxEventBytes: o.MaxEventBytes}),
 					pipeline.NewNode("lines.decode", func() pipeline.Stage[sse.Event, protocol.ResponseEvent] { return &linesDecoder{} }))
