@@ -122,7 +122,9 @@ func TestEdits(t *testing.T) {
 func TestEditUnknownAnchor(t *testing.T) {
 	Register(Kind{Name: "test-before", Doc: "test", Anchor: Anchor{Place: Before, Node: "nosuch"},
 		New: func(*Options) (Maker, error) {
-			return Maker{Node: func(Stream) pipeline.Node { return pipeline.StageNode("t", pipeline.Map(func(ev protocol.ResponseEvent) protocol.ResponseEvent { return ev })) }}, nil
+			return Maker{Node: func(Stream) pipeline.Node {
+				return pipeline.StageNode("t", pipeline.Map(func(ev protocol.ResponseEvent) protocol.ResponseEvent { return ev }))
+			}}, nil
 		}})
 	s, err := New("test-before", nil)
 	if err != nil {
