@@ -64,15 +64,13 @@ func Example() {
 			emit(ev)
 			return nil
 		}))
-	g, done, err := ex.Graph(func(g *pipeline.Graph) (*pipeline.Graph, func(), error) {
-		g, err := g.InsertBefore("harness.bridge", audit)
-		return g, nil, err
+	g, err := ex.Graph(func(g *pipeline.Graph) (*pipeline.Graph, error) {
+		return g.InsertBefore("harness.bridge", audit)
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer done()
 	fmt.Println(strings.Join(g.Names(), " → "))
 
 	f, err := os.Open("../testdata/text-tool-calls/chat_qwen3_coder.sse") // recorded upstream bytes

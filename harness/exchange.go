@@ -140,15 +140,11 @@ func (e *Exchange) Answered(contentType string) {
 	}
 }
 
-// Extension wraps a response graph: stream extensions, a counting node.
-// Its closer (nil for none) runs when the exchange is over.
-type Extension func(g *pipeline.Graph) (*pipeline.Graph, func(), error)
-
 // Graph builds the exchange's response graph — the turn's (protocol layer,
 // harness.post, harness.bridge) or the protocol layer alone — with
-// Options, Unary and then exts applied in order. The returned closer runs
-// the extensions' closers, last first; it is never nil.
-func (e *Exchange) Graph(exts ...Extension) (*pipeline.Graph, func(), error) {
+// Options, Unary and then edits applied in order (pipeline.Apply). A stage
+// an edit adds that needs a lifetime per run implements pipeline.Resource.
+func (e *Exchange) Graph(edits ...pipeline.Edit) (*pipeline.Graph, error) {
 	opts := e.Options
 	opts.Unary = e.Unary
 	var g *pipeline.Graph
@@ -159,28 +155,9 @@ func (e *Exchange) Graph(exts ...Extension) (*pipeline.Graph, func(), error) {
 		g, err = e.Turn.ResponseGraph(opts)
 	}
 	if err != nil {
-		return nil, func() {}, err
+		return nil, err
 	}
-	if len(exts) == 0 {
-		return g, func() {}, nil
-	}
-	var closers []func()
-	closeAll := func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}
-	for _, ext := range exts {
-		var c func()
-		if g, c, err = ext(g); err != nil {
-			closeAll()
-			return nil, func() {}, err
-		}
-		if c != nil {
-			closers = append(closers, c)
-		}
-	}
-	return g, closeAll, nil
+	return pipeline.Apply(g, edits...)
 }
 
 // BodyStreams reports whether a JSON request body has "stream": true (as

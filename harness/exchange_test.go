@@ -64,11 +64,10 @@ func TestOpen(t *testing.T) {
 			if (ex.Turn != nil) != tt.wantTurn || ex.Unary != tt.wantUnary {
 				t.Errorf("turn %v, unary %v; want turn %v, unary %v", ex.Turn != nil, ex.Unary, tt.wantTurn, tt.wantUnary)
 			}
-			g, closeExt, err := ex.Graph()
+			g, err := ex.Graph()
 			if err != nil {
 				t.Fatal(err)
 			}
-			closeExt()
 			if got := slices.Contains(g.Names(), harness.NodePost); got != tt.wantPost {
 				t.Errorf("graph %v: harness.post %v, want %v", g.Names(), got, tt.wantPost)
 			}
@@ -102,39 +101,34 @@ func TestExchangeAnswered(t *testing.T) {
 	}
 }
 
-// The extensions wrap the graph in order; their closers run last first,
-// and an extension that fails closes those before it.
-func TestExchangeGraphExtensions(t *testing.T) {
+// The edits apply to the graph in order; a failing edit fails Graph.
+func TestExchangeGraphEdits(t *testing.T) {
 	ex, err := harness.Open(context.Background(), harness.Config{}, harness.Opening{Fallback: harness.FallbackLayer})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var closed []string
-	ext := func(name string, fail bool) harness.Extension {
-		return func(g *pipeline.Graph) (*pipeline.Graph, func(), error) {
+	var applied []string
+	edit := func(name string, fail bool) pipeline.Edit {
+		return func(g *pipeline.Graph) (*pipeline.Graph, error) {
+			applied = append(applied, name)
 			if fail {
-				return nil, nil, errors.New(name + " failed")
+				return nil, errors.New(name + " failed")
 			}
-			return g.Renamed(g.Name() + "+" + name), func() { closed = append(closed, name) }, nil
+			return g.Renamed(g.Name() + "+" + name), nil
 		}
 	}
-	g, closeAll, err := ex.Graph(ext("a", false), ext("b", false))
+	g, err := ex.Graph(edit("a", false), nil, edit("b", false))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(g.Name(), "+a+b") {
-		t.Errorf("graph name %q: want the extensions applied in order", g.Name())
+		t.Errorf("graph name %q: want the edits applied in order", g.Name())
 	}
-	closeAll()
-	if want := []string{"b", "a"}; !slices.Equal(closed, want) {
-		t.Errorf("closed %v, want %v", closed, want)
-	}
-	closed = nil
-	if _, closeAll, err = ex.Graph(ext("a", false), ext("c", true)); err == nil || err.Error() != "c failed" {
+	applied = nil
+	if _, err = ex.Graph(edit("a", false), edit("c", true), edit("d", false)); err == nil || err.Error() != "c failed" {
 		t.Fatalf("err = %v, want c failed", err)
 	}
-	closeAll()
-	if want := []string{"a"}; !slices.Equal(closed, want) {
-		t.Errorf("closed %v after a failing extension, want %v", closed, want)
+	if want := []string{"a", "c"}; !slices.Equal(applied, want) {
+		t.Errorf("applied %v, want %v (none after the failing edit)", applied, want)
 	}
 }

@@ -33,6 +33,7 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/stages/operator"
 	"github.com/harnessflow/harnessflow/stages/request"
 	"github.com/harnessflow/harnessflow/stages/textcall"
 )
@@ -88,6 +89,10 @@ type Config struct {
 	// Models are the model entries in the file's order: the first that
 	// matches a model name routes it.
 	Models []*Model
+	// Stages are the operator stages of the [[stage]] tables, in the
+	// file's order (stages/operator): the server puts them into every
+	// response graph.
+	Stages []*operator.Stage
 
 	upstreams map[string]*Upstream // by name
 	exact     map[string]*Model    // exact entries by lowercased name
@@ -452,6 +457,11 @@ func (v *validator) build(f *fileConfig) *Config {
 			c.Models = append(c.Models, m)
 		}
 	}
+	for i, st := range f.Stages {
+		if s := v.stage(i, st); s != nil {
+			c.Stages = append(c.Stages, s)
+		}
+	}
 	if c.DefaultModel != "" && len(v.errs) == 0 {
 		if _, err := c.Route(c.DefaultModel); err != nil {
 			v.errorf(v.lines.line("default_model"), "default_model %q: no [[models]] entry matches it", c.DefaultModel)
@@ -791,6 +801,37 @@ func (v *validator) caps(f *fileModel, at func(string) int, where string) Caps {
 		}
 	}
 	return c
+}
+
+// stage makes the operator stage of [[stage]] table i: its kind, the
+// kind's options the other keys.
+func (v *validator) stage(i int, t map[string]any) *operator.Stage {
+	line := v.lines.line("stage", fmt.Sprint(i))
+	kind, ok := t["kind"].(string)
+	if !ok || kind == "" {
+		v.errorf(line, "[[stage]] entry %d: no kind (want one of %s)", i+1, stageKinds())
+		return nil
+	}
+	opts := make(map[string]any, len(t)-1)
+	for k, val := range t {
+		if k != "kind" {
+			opts[k] = val
+		}
+	}
+	s, err := operator.New(kind, opts)
+	if err != nil {
+		v.errorf(line, "[[stage]] entry %d: %v", i+1, err)
+		return nil
+	}
+	return s
+}
+
+func stageKinds() string {
+	var ns []string
+	for _, k := range operator.Kinds() {
+		ns = append(ns, k.Name)
+	}
+	return strings.Join(ns, ", ")
 }
 
 func upstreamNames(c *Config) []string {

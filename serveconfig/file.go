@@ -18,6 +18,7 @@ type fileConfig struct {
 	Timeouts          fileTimeouts            `toml:"timeouts"`
 	Upstreams         map[string]fileUpstream `toml:"upstreams"`
 	Models            []fileModel             `toml:"models"`
+	Stages            []map[string]any        `toml:"stage"` // kind and the kind's options
 }
 
 type fileClientKeys struct {

@@ -35,14 +35,14 @@ func Example() {
 	// A stage of our own in every response graph: it counts the tool
 	// calls the clients are handed.
 	var calls atomic.Int64
-	countCalls := func(g *pipeline.Graph, _ server.StreamInfo) (*pipeline.Graph, func() error, error) {
-		g, err := g.Append(pipeline.StageNode("user.calls", pipeline.Map(func(ev protocol.ResponseEvent) protocol.ResponseEvent {
-			if _, ok := ev.Item.(*protocol.FunctionCall); ok && ev.Type == protocol.EventOutputItemDone {
-				calls.Add(1)
-			}
-			return ev
-		})))
-		return g, nil, err
+	node := pipeline.StageNode("user.calls", pipeline.Map(func(ev protocol.ResponseEvent) protocol.ResponseEvent {
+		if _, ok := ev.Item.(*protocol.FunctionCall); ok && ev.Type == protocol.EventOutputItemDone {
+			calls.Add(1)
+		}
+		return ev
+	}))
+	countCalls := func(server.StreamInfo) []pipeline.Edit {
+		return []pipeline.Edit{func(g *pipeline.Graph) (*pipeline.Graph, error) { return g.Append(node) }}
 	}
 	proxy := server.New(server.Config{
 		Upstream: upstream.URL + "/v1",

@@ -69,11 +69,10 @@ func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http
 // stream is counted when it is replayed) and returns its events and the
 // run's error. err is a graph that could not be built.
 func (s *Server) collectRound(ctx context.Context, x *exchange, ex *harness.Exchange, body io.Reader) (evs []protocol.ResponseEvent, runErr, err error) {
-	g, closeExt, err := s.responseGraph(x, ex, false)
+	g, err := s.responseGraph(x, ex, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer closeExt()
 	sink := pipeline.SinkFunc[protocol.ResponseEvent](func(ev protocol.ResponseEvent) error {
 		evs = append(evs, ev)
 		return nil

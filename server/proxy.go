@@ -215,11 +215,10 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 	}
 	defer resp.Body.Close()
 	ex.Answered(resp.Header.Get("Content-Type"))
-	g, closeExt, err := s.responseGraph(x, ex, true)
+	g, err := s.responseGraph(x, ex, true)
 	if err != nil {
 		return 0, "", failure(http.StatusInternalServerError, "server_error", "", "response graph: "+err.Error(), outcomeConfigError, err)
 	}
-	defer closeExt()
 	cw, src := s.batchFlushes(w, s.upstreamSource(resp.Body, g))
 	sink := s.startClient(cw, x, req.Model)
 	status, outcome := s.concludeClient(w, r, x, sink, runResponse(ctx, s, g, src, sink))
@@ -418,40 +417,21 @@ func htmlPage(resp *http.Response) string {
 }
 
 // responseGraph builds the exchange's response graph with the stream
-// extensions (Config.Extend) and, when withMetrics, the counting node. The
-// returned closer ends the extensions (it logs their errors).
-func (s *Server) responseGraph(x *exchange, ex *harness.Exchange, withMetrics bool) (*pipeline.Graph, func(), error) {
-	nothing := func() {}
-	g, _, err := ex.Graph() // the server's own extensions below: no closure per request without them
-	if err != nil {
-		return nil, nothing, err
-	}
+// extensions (Config.Extend) and, when withMetrics, the counting node.
+func (s *Server) responseGraph(x *exchange, ex *harness.Exchange, withMetrics bool) (*pipeline.Graph, error) {
 	if x.responseID == "" {
 		x.responseID = responses.NewResponseID()
 	}
-	closeExt := nothing
+	var edits []pipeline.Edit
 	if s.cfg.Extend != nil {
-		var closer func() error
-		g, closer, err = s.cfg.Extend(g, StreamInfo{Harness: x.harness, Route: ex.Turn.Route, Wire: ex.Wire, ResponseID: x.responseID})
-		if err != nil {
-			return nil, nothing, err
-		}
-		if closer != nil {
-			id := x.responseID
-			closeExt = func() {
-				if err := closer(); err != nil {
-					s.log.Warn("harnessflow: closing stream extensions", slog.String("response_id", id), slog.String("error", err.Error()))
-				}
-			}
-		}
+		edits = s.cfg.Extend(StreamInfo{Harness: x.harness, Route: ex.Turn.Route, Wire: ex.Wire, ResponseID: x.responseID})
 	}
 	if withMetrics {
-		if g, err = g.Append(s.streamNode(x)); err != nil {
-			closeExt()
-			return nil, nothing, err
-		}
+		// Last, and only once the graph and the extensions are built: the
+		// counting node starts the stream's metrics.
+		edits = append(edits, func(g *pipeline.Graph) (*pipeline.Graph, error) { return g.Append(s.streamNode(x)) })
 	}
-	return g, closeExt, nil
+	return ex.Graph(edits...)
 }
 
 // conclude ends the client's stream after the run that fed sink returned

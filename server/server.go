@@ -187,12 +187,14 @@ type Config struct {
 	// Metrics counts the response graphs' events for /metrics; nil creates
 	// one.
 	Metrics *metrics.Metrics
-	// Extend, when set, edits each request's response graph (before the
-	// metrics node is appended) — the CLI's --redact, --log-events and
-	// --record. The returned closer runs when the stream is over. With
-	// FollowupsProxy it is called for every upstream round (with the same
-	// StreamInfo), its closer when the round is over.
-	Extend func(g *pipeline.Graph, info StreamInfo) (*pipeline.Graph, func() error, error)
+	// Extend, when set, returns the edits of each request's response graph
+	// (applied in order before the metrics node is appended) — the CLI's
+	// --redact, --log-events, --record and the serve configuration's
+	// [[stage]] tables. An edit that fails is the request's HTTP 500. A
+	// stage needing a lifetime per stream implements pipeline.Resource,
+	// which the run opens and closes. With FollowupsProxy it is called for
+	// every upstream round (with the same StreamInfo).
+	Extend func(info StreamInfo) []pipeline.Edit
 	// MaxRequestBytes caps a client request body (0: DefaultMaxRequestBytes).
 	MaxRequestBytes int64
 	// MaxEventBytes caps one SSE line or event of the upstream stream (0:

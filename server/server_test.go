@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/pipeline"
+	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/server"
 	"github.com/harnessflow/harnessflow/server/scripted"
 )
@@ -639,27 +641,46 @@ func TestMetricsAndHealth(t *testing.T) {
 	}
 }
 
-// Extend edits every response graph; a failing Extend is a 500.
+// Extend's edits apply to every response graph, and a stage they add that
+// is a pipeline.Resource is opened and closed by the run; a failing edit is
+// a 500.
 func TestExtend(t *testing.T) {
 	up := newUpstream(t, scripted.New(nil))
 	var infos []server.StreamInfo
-	closed := 0
-	p := newProxy(t, up, server.Config{Extend: func(g *pipeline.Graph, info server.StreamInfo) (*pipeline.Graph, func() error, error) {
+	var opened, closed atomic.Int64
+	p := newProxy(t, up, server.Config{Extend: func(info server.StreamInfo) []pipeline.Edit {
 		infos = append(infos, info)
 		if info.Harness == "minimal" { // stands for a harness whose extension fails
-			return nil, nil, errors.New("no such extension")
+			return []pipeline.Edit{func(*pipeline.Graph) (*pipeline.Graph, error) { return nil, errors.New("no such extension") }}
 		}
-		return g, func() error { closed++; return nil }, nil
+		return []pipeline.Edit{func(g *pipeline.Graph) (*pipeline.Graph, error) {
+			return g.Append(pipeline.NewNode("test.resource", func() pipeline.Stage[protocol.ResponseEvent, protocol.ResponseEvent] {
+				return &resourceStage{opened: &opened, closed: &closed}
+			}))
+		}}
 	}})
 	terminal(t, readSSE(t, p.post(t, "/v1/responses", codexRequest(userMsg, false), nil).Body))
-	if len(infos) != 1 || infos[0].Wire != harness.WireChat || infos[0].Route.String() != "ChatCompletionsCompat" || !strings.HasPrefix(infos[0].ResponseID, "resp_") || closed != 1 {
-		t.Errorf("infos %+v closed %d", infos, closed)
+	if len(infos) != 1 || infos[0].Wire != harness.WireChat || infos[0].Route.String() != "ChatCompletionsCompat" || !strings.HasPrefix(infos[0].ResponseID, "resp_") {
+		t.Errorf("infos %+v", infos)
+	}
+	if opened.Load() != 1 || closed.Load() != 1 {
+		t.Errorf("opened %d closed %d, want 1 and 1", opened.Load(), closed.Load())
 	}
 	resp := p.post(t, "/h/minimal/v1/responses", codexRequest(userMsg, false), nil)
 	if msg, _ := errorBody(t, resp); resp.StatusCode != 500 || !strings.Contains(msg, "no such extension") {
 		t.Errorf("%d %q", resp.StatusCode, msg)
 	}
 }
+
+// resourceStage passes events through and counts its runs' Open and Close.
+type resourceStage struct{ opened, closed *atomic.Int64 }
+
+func (r *resourceStage) Push(_ context.Context, ev protocol.ResponseEvent, emit func(protocol.ResponseEvent)) error {
+	emit(ev)
+	return nil
+}
+func (r *resourceStage) Open(context.Context) error { r.opened.Add(1); return nil }
+func (r *resourceStage) Close() error               { r.closed.Add(1); return nil }
 
 // Serve stops cleanly when its context is cancelled, ending the streams in
 // flight with response.failed.

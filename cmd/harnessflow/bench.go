@@ -243,7 +243,7 @@ func responseGraph(ctx context.Context, cfg harness.Config, name, requestFile st
 	case ex.Unary:
 		return nil, "", false, fmt.Errorf("harness %s answers this request with one JSON body, not a stream: bench measures streams", ex.Turn.Spec.Name)
 	}
-	if g, _, err = ex.Graph(); err != nil {
+	if g, err = ex.Graph(); err != nil {
 		return nil, "", false, err
 	}
 	route = "protocol layer only: no native route"

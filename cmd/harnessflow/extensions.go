@@ -4,13 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 
 	"github.com/harnessflow/harnessflow/pipeline"
-	"github.com/harnessflow/harnessflow/stages/logmw"
-	"github.com/harnessflow/harnessflow/stages/redact"
-	"github.com/harnessflow/harnessflow/stages/tap"
+	"github.com/harnessflow/harnessflow/server"
+	"github.com/harnessflow/harnessflow/stages/operator"
 )
 
 // extensionFlags are the flags that insert extension stages into a response
@@ -34,39 +32,43 @@ func (e *extensionFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.recordDir, "record", "", "write the upstream bytes verbatim to a new file in `DIR` (replayable with translate)")
 }
 
-// apply inserts the requested stages into g. The returned closer must be
-// called when the run is over (the recording needs none: each run opens and
-// closes its own).
-func (e *extensionFlags) apply(g *pipeline.Graph, prefix string, stderr io.Writer) (*pipeline.Graph, func() error, error) {
-	closer := func() error { return nil }
-	var err error
+// stages makes the requested operator stages through the registry
+// (stages/operator), in the order their edits apply: redact (appended),
+// record (prepended), log-events (wrapping every node, the others too).
+// An error names the flag.
+func (e *extensionFlags) stages() ([]*operator.Stage, error) {
+	var out []*operator.Stage
 	if e.redact || len(e.patterns) > 0 {
-		cfg := redact.Config{}
-		for _, p := range e.patterns {
-			cfg.Patterns = append(cfg.Patterns, redact.Pattern{Regexp: p})
+		s, err := operator.New(operator.KindRedact, map[string]any{"patterns": []string(e.patterns)})
+		if err != nil {
+			return nil, fmt.Errorf("--redact-pattern: %w", err)
 		}
-		r, rerr := redact.New(cfg)
-		if rerr != nil {
-			return nil, closer, fmt.Errorf("--redact-pattern: %w", rerr)
-		}
-		if g, err = g.Append(redact.Node(r)); err != nil {
-			return nil, closer, err
-		}
+		out = append(out, s)
 	}
 	if e.recordDir != "" {
-		// Every run of g records into a new file of its own, which the run
-		// creates when it starts and closes when it is over.
-		announce := func(path string) { fmt.Fprintf(stderr, "harnessflow: recording upstream bytes to %s\n", path) }
-		if g, err = g.Prepend(tap.Record(e.recordDir, prefix, announce)); err != nil {
-			return nil, closer, err
+		s, err := operator.New(operator.KindRecord, map[string]any{"dir": e.recordDir})
+		if err != nil {
+			return nil, fmt.Errorf("--record: %w", err)
 		}
+		out = append(out, s)
 	}
 	if e.logEvents {
-		logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		if g, err = logmw.Wrap(g, logger, logmw.Events); err != nil {
-			closer()
-			return nil, func() error { return nil }, err
+		s, err := operator.New(operator.KindLogEvents, nil)
+		if err != nil {
+			return nil, fmt.Errorf("--log-events: %w", err)
 		}
+		out = append(out, s)
 	}
-	return g, closer, nil
+	return out, nil
+}
+
+// extend returns a server.Config.Extend putting stages into every response
+// graph, for the stream's wire, logging to log; nil without stages.
+func extend(stages []*operator.Stage, log io.Writer) func(server.StreamInfo) []pipeline.Edit {
+	if len(stages) == 0 {
+		return nil
+	}
+	return func(info server.StreamInfo) []pipeline.Edit {
+		return operator.Edits(operator.Stream{Wire: string(info.Wire), Log: log}, stages...)
+	}
 }

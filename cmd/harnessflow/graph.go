@@ -70,7 +70,7 @@ func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	var g *pipeline.Graph
 	switch *direction {
 	case "response":
-		if g, _, err = ex.Graph(); err != nil {
+		if g, err = ex.Graph(); err != nil {
 			return fail(stderr, "graph", exitUsage, "%v", err)
 		}
 	case "request":

@@ -157,6 +157,10 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return fail(stderr, "serve", exitUsage, "%v", err)
 	}
+	stages, err := ext.stages()
+	if err != nil {
+		return fail(stderr, "serve", exitUsage, "%v", err)
+	}
 	store, err := openStore(*storeFlag)
 	if err != nil {
 		return fail(stderr, "serve", exitUsage, "%v", err)
@@ -208,9 +212,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		Followups:         *followups,
 		MaxFollowupRounds: *maxRounds,
 		MaxEventBytes:     *maxEvent,
-		Extend: func(g *pipeline.Graph, info server.StreamInfo) (*pipeline.Graph, func() error, error) {
-			return ext.apply(g, string(info.Wire), errOut)
-		},
+		Extend:            extend(stages, errOut),
 
 		UpstreamHeaderTimeout: noLimit(*headerTimeout),
 		UpstreamIdleTimeout:   noLimit(*idleTimeout),

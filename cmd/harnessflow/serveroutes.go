@@ -20,6 +20,7 @@ import (
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/serveconfig"
 	"github.com/harnessflow/harnessflow/server"
+	"github.com/harnessflow/harnessflow/stages/operator"
 )
 
 // configOverrides are the serve flags that may be given with --config:
@@ -94,8 +95,13 @@ func runServeConfig(ctx context.Context, fs *flag.FlagSet, path string, f serveF
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))
+	flagStages, err := f.ext.stages()
+	if err != nil {
+		return fail(stderr, "serve", exitUsage, "%v", err)
+	}
+	routes := serveconfig.NewHolder(c, serveconfig.Options{})
 	cfg := server.Config{
-		Routes:            serveconfig.NewHolder(c, serveconfig.Options{}),
+		Routes:            routes,
 		Mode:              mode,
 		Logger:            logger,
 		StageTiming:       f.stageTiming,
@@ -109,9 +115,7 @@ func runServeConfig(ctx context.Context, fs *flag.FlagSet, path string, f serveF
 		MaxEventBytes:     f.maxEvent,
 		MaxStreams:        f.maxStreams,
 		QueueTimeout:      noLimit(f.queueTimeout),
-		Extend: func(g *pipeline.Graph, info server.StreamInfo) (*pipeline.Graph, func() error, error) {
-			return f.ext.apply(g, string(info.Wire), errOut)
-		},
+		Extend:            configExtend(routes, flagStages, errOut),
 		ShutdownGrace:     c.ShutdownGrace,
 		ClientKeys:        c.ClientKeys,
 		InsecureOpenRelay: c.InsecureOpenRelay,
@@ -175,6 +179,20 @@ func runServeConfig(ctx context.Context, fs *flag.FlagSet, path string, f serveF
 		return fail(stderr, "serve", exitError, "%v", err)
 	}
 	return exitOK
+}
+
+// configExtend puts into every response graph the [[stage]] stages of the
+// configuration routes holds at the request (a reload changes them), then
+// the flags' stages.
+func configExtend(routes *serveconfig.Holder, flagStages []*operator.Stage, log io.Writer) func(server.StreamInfo) []pipeline.Edit {
+	return func(info server.StreamInfo) []pipeline.Edit {
+		st := operator.Stream{Wire: string(info.Wire), Log: log}
+		var cs []*operator.Stage
+		if c := routes.Config(); c != nil {
+			cs = c.Stages
+		}
+		return append(operator.Edits(st, cs...), operator.Edits(st, flagStages...)...)
+	}
 }
 
 // listenAll listens on every address, refusing an open relay before and

@@ -237,3 +237,61 @@ func TestServeConfigListenAddresses(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 }
+
+// A [[stage]] table of the configuration puts its stage into every
+// response graph: redact replaces the secret in the answer.
+func TestServeConfigStage(t *testing.T) {
+	up := httptest.NewServer(scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "the key is ACME-123456, keep it"}}}))
+	t.Cleanup(up.Close)
+	path := filepath.Join(t.TempDir(), "serve.toml")
+	writeConfig(t, path, "listen = \"127.0.0.1:0\"\n[upstreams.up]\nbase_url = \""+up.URL+"/v1\"\n"+
+		"[[models]]\nname = \"gpt-*\"\nupstreams = [\"up\"]\n[[stage]]\nkind = \"redact\"\npatterns = [\"ACME-[0-9]{6}\"]\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr lockedBuffer
+	exit := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"serve", "--config", path}, nil, outW, &stderr)
+		outW.Close()
+		exit <- code
+	}()
+	addr := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	var base string
+	select {
+	case base = <-addr:
+	case code := <-exit:
+		t.Fatalf("serve exited with %d: %s", code, stderr.String())
+	case <-time.After(10 * time.Second):
+		t.Fatalf("serve printed no address: %s", stderr.String())
+	}
+	client := &http.Client{Transport: &http.Transport{}}
+	resp, err := client.Post(base+"/v1/responses", "application/json", strings.NewReader(serveRequest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if b := string(body); strings.Contains(b, "ACME-123456") || !strings.Contains(b, "[REDACTED:custom]") || lastEvent(b) != "response.completed" {
+		t.Errorf("answer: %s", b)
+	}
+	client.CloseIdleConnections()
+	cancel()
+	select {
+	case code := <-exit:
+		if code != exitOK {
+			t.Errorf("exit %d: %s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}

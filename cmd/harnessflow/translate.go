@@ -12,6 +12,7 @@ import (
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/sinks"
 	"github.com/harnessflow/harnessflow/sources"
+	"github.com/harnessflow/harnessflow/stages/operator"
 )
 
 // translateSynopsis is the short usage of translate.
@@ -82,14 +83,14 @@ func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return fail(stderr, "translate", exitUsage, "%v", err)
 	}
 	ex.Unary, ex.Options.MaxEventBytes = *unary, *maxEvent
-	g, closeExt, err := ex.Graph(func(g *pipeline.Graph) (*pipeline.Graph, func(), error) {
-		g, closer, err := ext.apply(g, string(wire), stderr)
-		return g, func() { _ = closer() }, err
-	})
+	stages, err := ext.stages()
 	if err != nil {
 		return fail(stderr, "translate", exitUsage, "%v", err)
 	}
-	defer closeExt()
+	g, err := ex.Graph(operator.Edits(operator.Stream{Wire: string(wire), Log: stderr}, stages...)...)
+	if err != nil {
+		return fail(stderr, "translate", exitUsage, "%v", err)
+	}
 
 	name, in := "stdin", stdin
 	if fs.NArg() == 1 && fs.Arg(0) != "-" {

@@ -123,7 +123,7 @@ func planOnce(t *testing.T, cfg harness.Config, name string, rc replicaCase, rep
 	}
 	p := planned{shaped: string(b)}
 	if up := rc.c.File("upstream.sse"); replay && up != nil {
-		g, _, err := ex.Graph()
+		g, err := ex.Graph()
 		if err != nil {
 			p.events = "response graph: " + err.Error()
 			return p

@@ -261,7 +261,7 @@ func Check(t *testing.T, name string, c *Case) {
 		t.Errorf("shaped request (-want +got); rerun with -update if intended:\n%s", d)
 	}
 	if up := c.File("upstream.sse"); up != nil {
-		g, _, err := ex.Graph()
+		g, err := ex.Graph()
 		if err != nil {
 			t.Fatalf("response graph: %v", err)
 		}
