@@ -146,9 +146,9 @@ func (c *Client) Send(ctx context.Context, ex *harness.Exchange) (*http.Response
 }
 
 // Stream sends the exchange's request and runs its response graph (with
-// exts) over the answer into sink: the turn's engine events, as the proxy
+// edits, pipeline.Edit: a stage inserted by name) over the answer into sink: the turn's engine events, as the proxy
 // gets them.
-func (c *Client) Stream(ctx context.Context, ex *harness.Exchange, sink pipeline.Sink[protocol.ResponseEvent], exts ...harness.Extension) error {
+func (c *Client) Stream(ctx context.Context, ex *harness.Exchange, sink pipeline.Sink[protocol.ResponseEvent], edits ...pipeline.Edit) error {
 	resp, err := c.Send(ctx, ex)
 	if err != nil {
 		return err
@@ -163,11 +163,10 @@ func (c *Client) Stream(ctx context.Context, ex *harness.Exchange, sink pipeline
 		defer zr.Close()
 		body = zr
 	}
-	g, done, err := ex.Graph(exts...)
+	g, err := ex.Graph(edits...)
 	if err != nil {
 		return fmt.Errorf("upstream: stream: %w", err)
 	}
-	defer done()
 	if err := pipeline.Run(ctx, g, sources.Reader(body), sink); err != nil {
 		return fmt.Errorf("upstream: stream: %w", err)
 	}
