@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/harnessflow/harnessflow/stages/textcall"
 	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
@@ -81,41 +82,22 @@ func (o Options) textTools() string {
 	return o.TextToolFormat
 }
 
-// toolCallText writes an answer's calls in format.
+// toolCallText writes an answer's calls in format, with the render half
+// of the text tool-call format (qwen3_thinking, and a format Options.Check
+// would refuse, write hermes calls).
 func toolCallText(format string, calls []call) string {
-	var b strings.Builder
-	if format == TextToolsLlama3JSON {
-		for i, c := range calls {
-			if i > 0 {
-				b.WriteString("; ")
-			}
-			b.WriteString(`{"name": ` + marshal(c.name) + `, "parameters": ` + c.args + "}")
-		}
-		return b.String()
+	if format == TextToolsQwen3Thinking || !slices.Contains(TextToolFormats, format) {
+		format = TextToolsHermes
 	}
+	tc := make([]textcall.Call, len(calls))
 	for i, c := range calls {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString("<tool_call>\n")
-		switch format {
-		case TextToolsQwen3Coder:
-			b.WriteString("<function=" + c.name + ">\n")
-			for _, kv := range orderedFields(c.args) {
-				value := string(kv.value)
-				var s string
-				if json.Unmarshal(kv.value, &s) == nil {
-					value = s
-				}
-				b.WriteString("<parameter=" + kv.key + ">\n" + value + "\n</parameter>\n")
-			}
-			b.WriteString("</function>\n")
-		default:
-			b.WriteString(`{"name": ` + marshal(c.name) + `, "arguments": ` + c.args + "}\n")
-		}
-		b.WriteString("</tool_call>")
+		tc[i] = textcall.Call{Name: c.name, Arguments: json.RawMessage(c.args)}
 	}
-	return b.String()
+	text, err := textcall.RenderCalls(format, tc)
+	if err != nil { // every format of TextToolFormats but qwen3_thinking is a textcall format
+		text, _ = textcall.RenderCalls(TextToolsHermes, tc)
+	}
+	return text
 }
 
 // textAnswer rewrites an answer for a model whose server passes its text
@@ -140,33 +122,6 @@ func textAnswer(format string, a *answer) {
 		}
 		a.thinkText, a.reasoning = thought+"</think>\n\n", ""
 	}
-}
-
-type field struct {
-	key   string
-	value json.RawMessage
-}
-
-// orderedFields returns the members of a JSON object in their order.
-func orderedFields(obj string) []field {
-	dec := json.NewDecoder(strings.NewReader(obj))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var out []field
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return out
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return out
-		}
-		out = append(out, field{key, v})
-	}
-	return out
 }
 
 // awkwardSizes are the fragment sizes tool-call text is streamed in, in

@@ -45,6 +45,7 @@ func init() {
 		Starts:  dsStarts,
 		Claim:   func(rest string, _ bool) Claim { return dsClaim(rest, false) },
 		Models:  []string{"deepseek-r1", "deepseek-v3", "deepseek_v3", "deepseek-chat"},
+		Render:  func(calls []Call) string { return renderDS(calls, false) },
 	})
 	Register(Format{
 		Name:    "deepseek_v31",
@@ -53,6 +54,7 @@ func init() {
 		Starts:  dsStarts,
 		Claim:   func(rest string, _ bool) Claim { return dsClaim(rest, true) },
 		Models:  []string{"deepseek-v3.1", "deepseek-v3p1", "deepseek_v31", "deepseek-v3-1"},
+		Render:  func(calls []Call) string { return renderDS(calls, true) },
 	})
 }
 
@@ -221,4 +223,24 @@ func dsClaim(rest string, v31 bool) Claim {
 		return ClaimYes
 	}
 	return ClaimNo
+}
+
+// renderDS writes the calls in one section; a V3 call is
+// function<｜tool▁sep｜>NAME and its arguments in a json fence, a V3.1
+// (v31) call NAME<｜tool▁sep｜>ARGS.
+func renderDS(calls []Call, v31 bool) string {
+	if len(calls) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(dsCallsBegin)
+	for _, c := range calls {
+		if v31 {
+			b.WriteString(dsCallBegin + c.Name + dsSep + argsText(c.Arguments) + dsCallEnd)
+		} else {
+			b.WriteString(dsCallBegin + "function" + dsSep + c.Name + "\n" + dsFence + "json\n" + argsText(c.Arguments) + "\n" + dsFence + dsCallEnd)
+		}
+	}
+	b.WriteString(dsCallsEnd)
+	return b.String()
 }

@@ -1,6 +1,9 @@
 package textcall
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // DeepSeek V3.2 writes its calls in "DSML", XML-like tags whose names start
 // with the token ｜DSML｜ (bars U+FF5C):
@@ -75,6 +78,7 @@ func init() {
 		ModelStarts: v32PlainStarts,
 		Claim:       v32Claim,
 		Models:      []string{"deepseek-v3.2", "deepseek-v3p2", "deepseek_v32", "deepseek-v3-2"},
+		Render:      renderV32,
 	})
 }
 
@@ -312,4 +316,25 @@ func v32Claim(rest string, _ bool) Claim {
 		return ClaimYes
 	}
 	return ClaimNo
+}
+
+// renderV32 writes the calls in one function_calls block, a parameter
+// element per argument: string="true" and a string's text, or
+// string="false" and another value's JSON.
+func renderV32(calls []Call) string {
+	if len(calls) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(v32CallsOpen + "\n")
+	for _, c := range calls {
+		b.WriteString(v32InvokeOpen + ` name="` + c.Name + `">` + "\n")
+		for _, m := range argMembers(c.Arguments) {
+			v, isString := valueText(m.value)
+			b.WriteString(v32ParamOpen + ` name="` + m.key + `" string="` + strconv.FormatBool(isString) + `">` + v + v32ParamClose + "\n")
+		}
+		b.WriteString(v32InvokeClose + "\n")
+	}
+	b.WriteString(v32CallsClose)
+	return b.String()
 }

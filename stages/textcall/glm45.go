@@ -38,6 +38,7 @@ func init() {
 		Starts:  []string{glmOpen},
 		Claim:   func(rest string, _ bool) Claim { return glmClaim(rest, true) },
 		Models:  []string{"glm-4.5", "glm-4.6", "glm4.5", "glm4.6", "glm-4-5", "glm-4-6"},
+		Render:  func(calls []Call) string { return renderGLM(calls, "\n") },
 	})
 }
 
@@ -263,4 +264,24 @@ func (p *glmParser) Close(out []Event) []Event {
 	}
 	p.closed()
 	return out
+}
+
+// renderGLM writes each call as <tool_call>NAME, then
+// <arg_key>K</arg_key><arg_value>V</arg_value> per argument (V a string's
+// text or another value's JSON), then </tool_call>; nl goes after the
+// name and after each tag pair ("\n" for glm45, "" for glm47).
+func renderGLM(calls []Call, nl string) string {
+	var b strings.Builder
+	for i, c := range calls {
+		if i > 0 {
+			b.WriteString(nl)
+		}
+		b.WriteString(glmOpen + c.Name + nl)
+		for _, m := range argMembers(c.Arguments) {
+			v, _ := valueText(m.value)
+			b.WriteString(glmKeyOpen + m.key + glmKeyClose + nl + glmValOpen + v + glmValClose + nl)
+		}
+		b.WriteString(glmClose)
+	}
+	return b.String()
 }

@@ -11,5 +11,6 @@ func init() {
 		Starts:  []string{glmOpen},
 		Claim:   func(rest string, _ bool) Claim { return glmClaim(rest, false) },
 		Models:  []string{"glm-4.7", "glm4.7", "glm-4-7", "glm-5", "glm5"},
+		Render:  func(calls []Call) string { return renderGLM(calls, "") },
 	})
 }

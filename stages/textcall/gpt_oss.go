@@ -66,6 +66,7 @@ func init() {
 		ModelStarts: hmModelStarts,
 		Claim:       hmClaim,
 		Models:      []string{"gpt-oss", "gpt_oss", "gptoss"},
+		Render:      renderHarmony,
 	})
 }
 
@@ -571,4 +572,17 @@ func (p *harmonyParser) Close(out []Event) []Event {
 	p.buf, p.lead, p.st = "", "", hmOut
 	p.raw.Reset()
 	return out
+}
+
+// renderHarmony writes each call as a commentary message to
+// functions.NAME with JSON arguments, ended by <|call|>.
+func renderHarmony(calls []Call) string {
+	var b strings.Builder
+	for i, c := range calls {
+		if i > 0 {
+			b.WriteString(hmStart + hmAssistant)
+		}
+		b.WriteString(hmChannel + "commentary to=functions." + c.Name + " " + hmConstrain + "json" + hmMessage + argsText(c.Arguments) + hmCall)
+	}
+	return b.String()
 }

@@ -56,6 +56,8 @@ func init() {
 		LeadStarts: tcLeadStarts,
 		LeadClaim:  func(rest string, cfg Config) Claim { c, _, _, _ := tcLead(rest, cfg, false); return c },
 		Models:     []string{"hermes", "qwen2", "qwq", "qwen3"},
+		Render:     renderHermes,
+		Prompt:     &Prompt{Tools: hermesTools, Result: toolResponse},
 	})
 }
 
@@ -809,4 +811,28 @@ func tcValidName(s string, partial bool) bool {
 		}
 	}
 	return true
+}
+
+// renderHermes writes each call as <tool_call>\n{"name": N, "arguments":
+// ARGS}\n</tool_call>, one per line.
+func renderHermes(calls []Call) string {
+	var b strings.Builder
+	for i, c := range calls {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(tcOpenTag + "\n{\"name\": " + quote(c.Name) + `, "arguments": ` + argsText(c.Arguments) + "}\n" + tcCloseTag)
+	}
+	return b.String()
+}
+
+// hermesTools lists tools as one JSON line each:
+// {"type":"function","function":{"name":…,"description":…,"parameters":…}}.
+func hermesTools(tools []ToolDef) any {
+	lines := make([]string, len(tools))
+	for i, t := range tools {
+		lines[i] = `{"type":"function","function":{"name":` + quote(t.Name) + `,"description":` + quote(t.Description) +
+			`,"parameters":` + compactJSON(t.Parameters, `{"type":"object","properties":{}}`) + "}}"
+	}
+	return lines
 }

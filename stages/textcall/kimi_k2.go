@@ -1,6 +1,9 @@
 package textcall
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Kimi K2 writes its calls with special tokens:
 //
@@ -39,6 +42,7 @@ func init() {
 		Starts:  kimiStarts,
 		Claim:   kimiClaim,
 		Models:  []string{"kimi"},
+		Render:  renderKimi,
 	})
 }
 
@@ -147,4 +151,23 @@ func kimiClaim(rest string, _ bool) Claim {
 		return ClaimNo
 	}
 	return step.claim()
+}
+
+// renderKimi writes the calls in one section, each with its ID
+// (functions.NAME:INDEX when the call has none) and JSON arguments.
+func renderKimi(calls []Call) string {
+	if len(calls) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(kimiSectionBegin)
+	for i, c := range calls {
+		id := c.ID
+		if id == "" {
+			id = "functions." + c.Name + ":" + strconv.Itoa(i)
+		}
+		b.WriteString(kimiCallBegin + id + kimiArgBegin + argsText(c.Arguments) + kimiCallEnd)
+	}
+	b.WriteString(kimiSectionEnd)
+	return b.String()
 }

@@ -38,6 +38,7 @@ func init() {
 		LeadClaim:  claimLlamaLead,
 		Claim:      claimLlama,
 		Models:     []string{"llama"},
+		Render:     renderLlama,
 	})
 }
 
@@ -400,4 +401,17 @@ func (p *llamaParser) member(out []Event, end int) ([]Event, bool) {
 		return out, true
 	}
 	return out, true
+}
+
+// renderLlama writes the calls as {"name": N, "parameters": ARGS}
+// separated by "; " (the reply is the calls and nothing else).
+func renderLlama(calls []Call) string {
+	var b strings.Builder
+	for i, c := range calls {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(`{"name": ` + quote(c.Name) + `, "parameters": ` + argsText(c.Arguments) + "}")
+	}
+	return b.String()
 }

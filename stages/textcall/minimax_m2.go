@@ -38,6 +38,7 @@ func init() {
 		Starts:  []string{mmOpen},
 		Claim:   func(rest string, _ bool) Claim { return mmHeader(rest) },
 		Models:  []string{"minimax-m2", "minimax_m2", "minimax-m2.1", "minimax-m2.5"},
+		Render:  renderMiniMax,
 	})
 }
 
@@ -259,4 +260,25 @@ func (p *mmParser) Close(out []Event) []Event {
 	}
 	p.closed()
 	return out
+}
+
+// renderMiniMax writes the calls in one <minimax:tool_call> block, an
+// <invoke> per call and a <parameter> per argument (a string's text or
+// another value's JSON).
+func renderMiniMax(calls []Call) string {
+	if len(calls) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(mmOpen + "\n")
+	for _, c := range calls {
+		b.WriteString(mmInvoke + quote(c.Name) + ">\n")
+		for _, m := range argMembers(c.Arguments) {
+			v, _ := valueText(m.value)
+			b.WriteString(mmParam + quote(m.key) + ">" + v + mmParamEnd + "\n")
+		}
+		b.WriteString(mmInvokeEnd + "\n")
+	}
+	b.WriteString(mmClose)
+	return b.String()
 }

@@ -36,6 +36,7 @@ func init() {
 		Starts:  []string{mistralToolCalls},
 		Claim:   mistralClaim,
 		Models:  []string{"mistral", "magistral", "devstral", "ministral", "codestral", "pixtral"},
+		Render:  renderMistral,
 	})
 }
 
@@ -301,4 +302,19 @@ func mistralClaim(rest string, _ bool) Claim {
 		return ClaimMore
 	}
 	return ClaimNo
+}
+
+// renderMistral writes each call in the v11 shape,
+// [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{json} ([CALL_ID] only for a call with
+// an ID).
+func renderMistral(calls []Call) string {
+	var b strings.Builder
+	for _, c := range calls {
+		b.WriteString(mistralToolCalls + c.Name)
+		if c.ID != "" {
+			b.WriteString(mistralCallID + c.ID)
+		}
+		b.WriteString(mistralArgs + argsText(c.Arguments))
+	}
+	return b.String()
 }

@@ -1,6 +1,9 @@
 package textcall
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Qwen3-Coder (and Qwen3.5) write a call as XML inside <tool_call>:
 //
@@ -34,6 +37,8 @@ func init() {
 		Starts:  []string{tcOpenTag, tcFuncOpen},
 		Claim:   claimQwen3Coder,
 		Models:  []string{"qwen3-coder", "qwen3_coder", "qwen3.5", "qwen3-next"},
+		Render:  renderQwen3Coder,
+		Prompt:  &Prompt{Tools: coderTools, Result: toolResponse},
 	})
 }
 
@@ -339,4 +344,105 @@ func (p *tcParser) stepFuncJSON(out []Event, final bool) ([]Event, bool) {
 		return p.fail(out, "the function's JSON arguments are not complete"), true
 	}
 	return out, false
+}
+
+// renderQwen3Coder writes each call as
+// <tool_call>\n<function=N>\n<parameter=P>\nVALUE\n</parameter>\n…</function>\n</tool_call>,
+// one per line; a VALUE is a string's text or any other value's JSON.
+func renderQwen3Coder(calls []Call) string {
+	var b strings.Builder
+	for i, c := range calls {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(tcOpenTag + "\n" + tcFuncOpen + c.Name + ">\n")
+		for _, m := range argMembers(c.Arguments) {
+			v, _ := valueText(m.value)
+			b.WriteString(tcParamOpen + m.key + ">\n" + v + "\n" + tcParamEnd + "\n")
+		}
+		b.WriteString(tcFuncClose + "\n" + tcCloseTag)
+	}
+	return b.String()
+}
+
+// coderTool is one tool of a qwen3_coder tool list (the template data of
+// prompts/pack/toolprompt/qwen3_coder.tmpl).
+type coderTool struct {
+	Name, Description string
+	Params            []coderParam
+	// Required is the JSON array of required parameters, or "".
+	Required string
+}
+
+// coderParam is one parameter of a qwen3_coder tool: its name, its type
+// (the schema's "type", a JSON value when not a string; "any" when absent),
+// its description and the other keys of its schema as compact JSON.
+type coderParam struct {
+	Name, Type, Description string
+	Extra                   []keyValue
+}
+
+type keyValue struct{ Key, Value string }
+
+// coderTools lists tools as coderTool values.
+func coderTools(tools []ToolDef) any {
+	list := make([]coderTool, len(tools))
+	for i, t := range tools {
+		list[i] = newCoderTool(t)
+	}
+	return list
+}
+
+func newCoderTool(t ToolDef) coderTool {
+	ct := coderTool{Name: t.Name, Description: t.Description}
+	schema, err := objectMembers(t.Parameters)
+	if err != nil {
+		return ct
+	}
+	for _, f := range schema {
+		switch f.key {
+		case "properties":
+			props, err := objectMembers(f.value)
+			if err != nil {
+				continue
+			}
+			for _, p := range props {
+				ct.Params = append(ct.Params, newCoderParam(p.key, p.value))
+			}
+		case "required":
+			if r := compactJSON(f.value, ""); r != "" && r != "[]" {
+				ct.Required = r
+			}
+		}
+	}
+	return ct
+}
+
+func newCoderParam(name string, schema json.RawMessage) coderParam {
+	p := coderParam{Name: name, Type: "any"}
+	fields, err := objectMembers(schema)
+	if err != nil {
+		return p
+	}
+	for _, f := range fields {
+		switch f.key {
+		case "type":
+			var s string
+			if json.Unmarshal(f.value, &s) == nil {
+				p.Type = s
+			} else {
+				p.Type = compactJSON(f.value, "any")
+			}
+		case "description":
+			var s string
+			if json.Unmarshal(f.value, &s) == nil {
+				p.Description = s
+				continue
+			}
+			p.Extra = append(p.Extra, keyValue{f.key, compactJSON(f.value, "")})
+		default:
+			p.Extra = append(p.Extra, keyValue{f.key, compactJSON(f.value, "")})
+		}
+	}
+	return p
 }

@@ -113,6 +113,15 @@ type Format struct {
 	// the request (its tools), whether the reply is this format's.
 	LeadStarts []string
 	LeadClaim  func(rest string, cfg Config) Claim
+	// Render writes calls as the model writes them, in one reply: the
+	// render half of the format, which its parser reads back. Arguments
+	// are written as given (JSON formats) or member by member (formats
+	// with one element per parameter); a call's ID is written where the
+	// markup carries one.
+	Render func(calls []Call) string
+	// Prompt is the half that puts tools into a prompt (stages/toolprompt);
+	// nil when the format has none.
+	Prompt *Prompt
 }
 
 // Claim is a format's answer to "is this my markup?".

@@ -9,8 +9,11 @@
 // format; ToolKinds are left as request.tools made them, so a recovered call
 // turns into the item its tool kind says.
 //
-// Formats with a renderer: hermes and qwen3_coder. The instruction texts are
-// templates of the prompt pack (prompts/pack/toolprompt/<format>.tmpl).
+// Formats with a renderer: those whose textcall format has a prompt half
+// (textcall.Format.Prompt: the tool list, the result wrapping) — hermes and
+// qwen3_coder; the calls are written by the format's render half
+// (textcall.Format.Render). The instruction texts are templates of the
+// prompt pack (prompts/pack/toolprompt/<format>.tmpl).
 package toolprompt
 
 import (
@@ -18,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -27,7 +29,7 @@ import (
 	"github.com/harnessflow/harnessflow/prompts"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/stages/request"
-	"github.com/harnessflow/harnessflow/wire/chat"
+	"github.com/harnessflow/harnessflow/stages/textcall"
 )
 
 // Formats with a prompt renderer; the names are those of the text
@@ -50,11 +52,29 @@ const NodeName = "request.toolprompt"
 // (prompts/pack/toolprompt/<format>.tmpl).
 const PackName = "toolprompt"
 
-// Formats returns the formats that have a renderer.
-func Formats() []string { return []string{FormatHermes, FormatQwen3Coder} }
+// Formats returns the text tool-call formats with a prompt half
+// (textcall.Format.Prompt), sorted.
+func Formats() []string {
+	var out []string
+	for _, name := range textcall.Names() {
+		if _, ok := promptOf(name); ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 // Supported reports whether format has a renderer.
-func Supported(format string) bool { return slices.Contains(Formats(), format) }
+func Supported(format string) bool { _, ok := promptOf(format); return ok }
+
+// promptOf returns the named format and its prompt half.
+func promptOf(format string) (*textcall.Format, bool) {
+	f, ok := textcall.Lookup(format)
+	if !ok || f.Prompt == nil || f.Render == nil {
+		return nil, false
+	}
+	return f, true
+}
 
 // Resolve returns the format the tools are rendered in: a format with a
 // renderer as it is; "" or "auto" chosen by the model name — qwen3_coder
@@ -199,29 +219,18 @@ func choiceOf(s *request.Shaping) Choice {
 // Instructions renders the tool instructions of format for tools from the
 // pack's template.
 func Instructions(pack *prompts.Pack, format string, tools []request.Tool, choice Choice) (string, error) {
-	var data any
-	switch format {
-	case FormatHermes:
-		lines := make([]string, len(tools))
-		for i, t := range tools {
-			lines[i] = hermesTool(t)
-		}
-		data = struct {
-			Tools []string
-			Choice
-		}{lines, choice}
-	case FormatQwen3Coder:
-		list := make([]coderTool, len(tools))
-		for i, t := range tools {
-			list[i] = newCoderTool(t)
-		}
-		data = struct {
-			Tools []coderTool
-			Choice
-		}{list, choice}
-	default:
+	f, ok := promptOf(format)
+	if !ok {
 		return "", fmt.Errorf("toolprompt: no renderer for tool format %q", format)
 	}
+	defs := make([]textcall.ToolDef, len(tools))
+	for i, t := range tools {
+		defs[i] = textcall.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+	}
+	data := struct {
+		Tools any
+		Choice
+	}{f.Prompt.Tools(defs), choice}
 	text, err := pack.Render(PackName, format, data)
 	if err != nil {
 		return "", fmt.Errorf("toolprompt: %s instructions: %w", format, err)
@@ -229,140 +238,28 @@ func Instructions(pack *prompts.Pack, format string, tools []request.Tool, choic
 	return strings.TrimRight(text, "\n"), nil
 }
 
-// hermesTool is one tool as a JSON line: {"type":"function","function":{…}}.
-func hermesTool(t request.Tool) string {
-	b := []byte(`{"type":"function","function":{"name":`)
-	b = chat.AppendString(b, t.Name)
-	b = append(b, `,"description":`...)
-	b = chat.AppendString(b, t.Description)
-	b = append(b, `,"parameters":`...)
-	b = append(b, compactOr(t.Parameters, `{"type":"object","properties":{}}`)...)
-	return string(append(b, "}}"...))
-}
-
-// coderTool is one tool for the qwen3_coder template.
-type coderTool struct {
-	Name, Description string
-	Params            []coderParam
-	// Required is the JSON array of required parameters, or "".
-	Required string
-}
-
-// coderParam is one parameter of a qwen3_coder tool: its name, its type
-// (the schema's "type", a JSON value when not a string; "any" when absent),
-// its description and the other keys of its schema as compact JSON.
-type coderParam struct {
-	Name, Type, Description string
-	Extra                   []keyValue
-}
-
-type keyValue struct{ Key, Value string }
-
-func newCoderTool(t request.Tool) coderTool {
-	ct := coderTool{Name: t.Name, Description: t.Description}
-	schema, err := objectFields(t.Parameters)
-	if err != nil {
-		return ct
-	}
-	for _, f := range schema {
-		switch f.key {
-		case "properties":
-			props, err := objectFields(f.value)
-			if err != nil {
-				continue
-			}
-			for _, p := range props {
-				ct.Params = append(ct.Params, newCoderParam(p.key, p.value))
-			}
-		case "required":
-			if r := compactOr(f.value, ""); r != "" && r != "[]" {
-				ct.Required = r
-			}
-		}
-	}
-	return ct
-}
-
-func newCoderParam(name string, schema json.RawMessage) coderParam {
-	p := coderParam{Name: name, Type: "any"}
-	fields, err := objectFields(schema)
-	if err != nil {
-		return p
-	}
-	for _, f := range fields {
-		switch f.key {
-		case "type":
-			var s string
-			if json.Unmarshal(f.value, &s) == nil {
-				p.Type = s
-			} else {
-				p.Type = compactOr(f.value, "any")
-			}
-		case "description":
-			var s string
-			if json.Unmarshal(f.value, &s) == nil {
-				p.Description = s
-				continue
-			}
-			p.Extra = append(p.Extra, keyValue{f.key, compactOr(f.value, "")})
-		default:
-			p.Extra = append(p.Extra, keyValue{f.key, compactOr(f.value, "")})
-		}
-	}
-	return p
-}
-
-// CallText returns one call in format's text. A call whose arguments are
-// not a JSON object is written with its arguments as a JSON string (hermes)
-// or as one parameter "input" (qwen3_coder).
+// CallText returns one call in format's text (the format's render half,
+// textcall.Format.Render), its arguments compacted when they are JSON. A
+// call whose arguments are not a JSON object is written with its arguments
+// as a JSON string (hermes) or as one parameter "input" (qwen3_coder).
 func CallText(format string, c request.Call) string {
-	switch format {
-	case FormatQwen3Coder:
-		var b strings.Builder
-		b.WriteString("<tool_call>\n<function=")
-		b.WriteString(c.Name)
-		b.WriteString(">\n")
-		fields, err := objectFields(json.RawMessage(orEmptyObject(c.Arguments)))
-		if err != nil {
-			fields = []field{{key: "input", value: chat.AppendString(nil, c.Arguments)}}
-		}
-		for _, f := range fields {
-			b.WriteString("<parameter=")
-			b.WriteString(f.key)
-			b.WriteString(">\n")
-			b.WriteString(parameterValue(f.value))
-			b.WriteString("\n</parameter>\n")
-		}
-		b.WriteString("</function>\n</tool_call>")
-		return b.String()
-	default:
-		b := []byte("<tool_call>\n{\"name\": ")
-		b = chat.AppendString(b, c.Name)
-		b = append(b, `, "arguments": `...)
-		args := orEmptyObject(c.Arguments)
-		if json.Valid([]byte(args)) {
-			b = append(b, compactOr(json.RawMessage(args), args)...)
-		} else {
-			b = chat.AppendString(b, c.Arguments)
-		}
-		return string(append(b, "}\n</tool_call>"...))
+	f, ok := promptOf(format)
+	if !ok {
+		f, _ = promptOf(FormatHermes)
 	}
+	args := orEmptyObject(c.Arguments)
+	args = compactOr(json.RawMessage(args), args)
+	return f.Render([]textcall.Call{{Name: c.Name, Arguments: json.RawMessage(args)}})
 }
 
-// parameterValue is a qwen3_coder parameter value: a string as its text,
-// anything else as compact JSON.
-func parameterValue(v json.RawMessage) string {
-	var s string
-	if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil {
-		return s
+// ResultText wraps one tool result's text as format shows it to the
+// model (for hermes and qwen3_coder <tool_response>\n…\n</tool_response>).
+func ResultText(format, text string) string {
+	f, ok := promptOf(format)
+	if !ok {
+		f, _ = promptOf(FormatHermes)
 	}
-	return compactOr(v, string(v))
-}
-
-// ResultText wraps one tool result's text as the formats show it to the
-// model: <tool_response>\n…\n</tool_response>.
-func ResultText(text string) string {
-	return "<tool_response>\n" + text + "\n</tool_response>"
+	return f.Prompt.Result(text)
 }
 
 // addSystem appends text to the leading system message, after a blank line,
@@ -400,7 +297,7 @@ func rewriteHistory(msgs []request.Message, format string, log *slog.Logger) []r
 			if o == nil { // a result a harness wrote as content
 				o = &request.Output{Text: request.JoinText(m.Content, "\n")}
 			}
-			addResult(results, o)
+			addResult(results, o, format)
 			continue
 		}
 		results = nil
@@ -430,9 +327,9 @@ func rewriteHistory(msgs []request.Message, format string, log *slog.Logger) []r
 }
 
 // addResult appends one tool result to the collecting user message: its
-// text wrapped in <tool_response>, images as image parts after it, other
+// text wrapped as the format wraps results (<tool_response>), images as image parts after it, other
 // media as placeholder texts inside it.
-func addResult(u *request.Message, o *request.Output) {
+func addResult(u *request.Message, o *request.Output, format string) {
 	text, images := "", []request.Part(nil)
 	if o != nil {
 		if o.IsText() {
@@ -458,7 +355,7 @@ func addResult(u *request.Message, o *request.Output) {
 			text = strings.Join(texts, "\n")
 		}
 	}
-	r := ResultText(text)
+	r := ResultText(format, text)
 	if n := len(u.Content); n > 0 && u.Content[n-1].Kind == request.PartText {
 		u.Content[n-1].Text += "\n" + r
 	} else {
@@ -468,46 +365,6 @@ func addResult(u *request.Message, o *request.Output) {
 		u.Content = append(u.Content, request.Part{Kind: request.PartText, Text: r})
 	}
 	u.Content = append(u.Content, images...)
-}
-
-// field is one member of a JSON object, in the order written.
-type field struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectFields returns the members of a JSON object in order; anything but
-// an object is an error.
-func objectFields(raw json.RawMessage) ([]field, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	var fields []field
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		fields = append(fields, field{key, v})
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("text after the JSON object")
-	}
-	return fields, nil
 }
 
 // compactOr returns raw compacted, or def when raw is empty or not JSON.
