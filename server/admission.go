@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/semaphore"
+
+	"github.com/harnessflow/harnessflow/internal/promtext"
 )
 
 // Admission control (Config.MaxStreams): past saturation every stream's
@@ -102,10 +104,14 @@ func (a *admission) writePrometheus(w io.Writer) error {
 	if a == nil || a.sem == nil {
 		return nil
 	}
-	_, err := fmt.Fprintf(w, "# HELP harnessflow_max_streams The bound on proxied requests served at once (--max-streams).\n# TYPE harnessflow_max_streams gauge\nharnessflow_max_streams %d\n"+
-		"# HELP harnessflow_admitted_streams Proxied requests holding a slot now.\n# TYPE harnessflow_admitted_streams gauge\nharnessflow_admitted_streams %d\n"+
-		"# HELP harnessflow_queued_streams_total Proxied requests admitted after waiting for a slot.\n# TYPE harnessflow_queued_streams_total counter\nharnessflow_queued_streams_total %d\n"+
-		"# HELP harnessflow_rejected_streams_total Proxied requests answered 503 because the proxy stayed full for the queue timeout.\n# TYPE harnessflow_rejected_streams_total counter\nharnessflow_rejected_streams_total %d\n",
-		a.max, a.active.Load(), a.queued.Load(), a.rejected.Load())
-	return err
+	pw := promtext.NewWriter(w)
+	pw.Gauge("harnessflow_max_streams", "The bound on proxied requests served at once (--max-streams).")
+	pw.Sample("harnessflow_max_streams", uint64(a.max))
+	pw.Gauge("harnessflow_admitted_streams", "Proxied requests holding a slot now.")
+	pw.Sample("harnessflow_admitted_streams", uint64(a.active.Load()))
+	pw.Counter("harnessflow_queued_streams_total", "Proxied requests admitted after waiting for a slot.")
+	pw.Sample("harnessflow_queued_streams_total", a.queued.Load())
+	pw.Counter("harnessflow_rejected_streams_total", "Proxied requests answered 503 because the proxy stayed full for the queue timeout.")
+	pw.Sample("harnessflow_rejected_streams_total", a.rejected.Load())
+	return pw.Flush()
 }

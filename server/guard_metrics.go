@@ -1,12 +1,11 @@
 package server
 
 import (
-	"bufio"
-	"fmt"
 	"io"
 	"maps"
-	"slices"
 	"sync"
+
+	"github.com/harnessflow/harnessflow/internal/promtext"
 )
 
 // guardMetrics counts what the proxy refused to do for a hostile or broken
@@ -31,15 +30,9 @@ func (m *guardMetrics) writePrometheus(w io.Writer) error {
 	m.mu.Lock()
 	redirects, answers, requests := maps.Clone(m.redirects), maps.Clone(m.answers), maps.Clone(m.requests)
 	m.mu.Unlock()
-	bw := bufio.NewWriter(w)
-	family := func(name, help, label string, counts map[string]uint64) {
-		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
-		for _, k := range slices.Sorted(maps.Keys(counts)) {
-			fmt.Fprintf(bw, "%s{%s=%q} %d\n", name, label, k, counts[k])
-		}
-	}
-	family("harnessflow_upstream_redirects_total", "Upstream answers with a redirect status, not followed (HTTP 502 upstream_redirect), by request (main or title).", "request", redirects)
-	family("harnessflow_answers_cut_total", "Upstream answers ended at a bound of what one answer may hold or read, by bound (text, body, compression ratio).", "bound", answers)
-	family("harnessflow_requests_over_bounds_total", "Client requests refused with HTTP 413 for a request bound, by bound.", "bound", requests)
-	return bw.Flush()
+	pw := promtext.NewWriter(w)
+	pw.CounterMap("harnessflow_upstream_redirects_total", "Upstream answers with a redirect status, not followed (HTTP 502 upstream_redirect), by request (main or title).", "request", redirects)
+	pw.CounterMap("harnessflow_answers_cut_total", "Upstream answers ended at a bound of what one answer may hold or read, by bound (text, body, compression ratio).", "bound", answers)
+	pw.CounterMap("harnessflow_requests_over_bounds_total", "Client requests refused with HTTP 413 for a request bound, by bound.", "bound", requests)
+	return pw.Flush()
 }

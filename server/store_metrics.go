@@ -1,14 +1,12 @@
 package server
 
 import (
-	"bufio"
-	"cmp"
-	"fmt"
 	"io"
 	"maps"
 	"net/http"
-	"slices"
 	"sync"
+
+	"github.com/harnessflow/harnessflow/internal/promtext"
 )
 
 // storeMetrics counts the proxy's use of its response store, for /metrics.
@@ -59,21 +57,6 @@ func okOr(ok bool, failed string) string {
 	return failed
 }
 
-// sortedKeys is the keys of a counter map by label tuple, element by
-// element.
-func sortedKeys[K interface{ ~[2]string | ~[3]string }](m map[K]uint64) []K {
-	keys := slices.Collect(maps.Keys(m))
-	slices.SortFunc(keys, func(a, b K) int {
-		for i := 0; i < len(a); i++ {
-			if c := cmp.Compare(a[i], b[i]); c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
-	return keys
-}
-
 // writePrometheus writes the store's families: lookups by kind and result,
 // puts by result and, for a MemoryStore, what it holds and what it
 // dropped.
@@ -81,42 +64,39 @@ func (m *storeMetrics) writePrometheus(w io.Writer, store Store, healthy bool) e
 	m.mu.Lock()
 	lookups, puts, unstored, refusals := maps.Clone(m.lookups), maps.Clone(m.puts), maps.Clone(m.notKept), m.refusals
 	m.mu.Unlock()
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# HELP harnessflow_store_lookups_total Response store lookups (previous_response_id, item_reference), by result.\n# TYPE harnessflow_store_lookups_total counter\n")
-	for _, k := range sortedKeys(lookups) {
-		fmt.Fprintf(bw, "harnessflow_store_lookups_total{kind=%q,result=%q} %d\n", k[0], k[1], lookups[k])
+	pw := promtext.NewWriter(w)
+	pw.Counter("harnessflow_store_lookups_total", "Response store lookups (previous_response_id, item_reference), by result.")
+	for _, k := range promtext.SortedPairs(lookups) {
+		pw.Sample("harnessflow_store_lookups_total", lookups[k], "kind", k[0], "result", k[1])
 	}
-	fmt.Fprintf(bw, "# HELP harnessflow_store_puts_total Responses handed to the response store, by result.\n# TYPE harnessflow_store_puts_total counter\n")
-	for _, k := range slices.Sorted(maps.Keys(puts)) {
-		fmt.Fprintf(bw, "harnessflow_store_puts_total{result=%q} %d\n", k, puts[k])
-	}
+	pw.CounterMap("harnessflow_store_puts_total", "Responses handed to the response store, by result.", "result", puts)
 	if store != nil {
-		fmt.Fprintf(bw, "# HELP harnessflow_store_unstored_total Responses whose request expected them kept that were not, by reason "+
+		pw.Counter("harnessflow_store_unstored_total", "Responses whose request expected them kept that were not, by reason "+
 			"(store_unavailable: the client got response.failed or HTTP 503; refused: over the store's limit, completed with store false; "+
-			"cancelled: the request ended first).\n# TYPE harnessflow_store_unstored_total counter\n")
+			"cancelled: the request ended first).")
 		for _, reason := range []string{unstoredUnavailable, unstoredRefused, unstoredCancelled} {
-			fmt.Fprintf(bw, "harnessflow_store_unstored_total{reason=%q} %d\n", reason, unstored[reason])
+			pw.Sample("harnessflow_store_unstored_total", unstored[reason], "reason", reason)
 		}
-		fmt.Fprintf(bw, "# HELP harnessflow_store_refused_total Requests answered HTTP 503 store_unavailable before they started, the store being down.\n"+
-			"# TYPE harnessflow_store_refused_total counter\nharnessflow_store_refused_total %d\n", refusals)
-		up := 0
+		pw.Counter("harnessflow_store_refused_total", "Requests answered HTTP 503 store_unavailable before they started, the store being down.")
+		pw.Sample("harnessflow_store_refused_total", refusals)
+		var up uint64
 		if healthy {
 			up = 1
 		}
-		fmt.Fprintf(bw, "# HELP harnessflow_store_up Whether the response store is not known to be down (0 after a failed call, until a call reaches it).\n"+
-			"# TYPE harnessflow_store_up gauge\nharnessflow_store_up %d\n", up)
+		pw.Gauge("harnessflow_store_up", "Whether the response store is not known to be down (0 after a failed call, until a call reaches it).")
+		pw.Sample("harnessflow_store_up", up)
 	}
 	if ms, ok := store.(*MemoryStore); ok {
 		st := ms.Stats()
-		fmt.Fprintf(bw, "# HELP harnessflow_store_responses Responses held in the in-memory response store.\n# TYPE harnessflow_store_responses gauge\nharnessflow_store_responses %d\n", st.Responses)
-		fmt.Fprintf(bw, "# HELP harnessflow_store_bytes Bytes (JSON) held in the in-memory response store.\n# TYPE harnessflow_store_bytes gauge\nharnessflow_store_bytes %d\n", st.Bytes)
-		fmt.Fprintf(bw, "# HELP harnessflow_store_evictions_total Responses the in-memory response store dropped, by reason.\n# TYPE harnessflow_store_evictions_total counter\n")
-		for _, k := range slices.Sorted(maps.Keys(st.Evicted)) {
-			fmt.Fprintf(bw, "harnessflow_store_evictions_total{reason=%q} %d\n", k, st.Evicted[k])
-		}
-		fmt.Fprintf(bw, "# HELP harnessflow_store_too_large_total Responses not kept for being over the store's byte limit alone.\n# TYPE harnessflow_store_too_large_total counter\nharnessflow_store_too_large_total %d\n", st.TooLarge)
+		pw.Gauge("harnessflow_store_responses", "Responses held in the in-memory response store.")
+		pw.Sample("harnessflow_store_responses", uint64(st.Responses))
+		pw.Gauge("harnessflow_store_bytes", "Bytes (JSON) held in the in-memory response store.")
+		pw.Sample("harnessflow_store_bytes", uint64(st.Bytes))
+		pw.CounterMap("harnessflow_store_evictions_total", "Responses the in-memory response store dropped, by reason.", "reason", st.Evicted)
+		pw.Counter("harnessflow_store_too_large_total", "Responses not kept for being over the store's byte limit alone.")
+		pw.Sample("harnessflow_store_too_large_total", uint64(st.TooLarge))
 	}
-	return bw.Flush()
+	return pw.Flush()
 }
 
 // serveMetrics serves /metrics: the stream counters, then the store's.

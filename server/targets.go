@@ -1,17 +1,16 @@
 package server
 
 import (
-	"bufio"
-	"fmt"
 	"io"
 	"maps"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/serveconfig"
+
+	"github.com/harnessflow/harnessflow/internal/promtext"
 )
 
 // target is the upstream one attempt of a request goes to: with
@@ -160,18 +159,15 @@ func (m *routeMetrics) writePrometheus(w io.Writer) error {
 	m.mu.Lock()
 	attempts, streams, reloads := maps.Clone(m.attempts), maps.Clone(m.streams), maps.Clone(m.reloads)
 	m.mu.Unlock()
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# HELP harnessflow_upstream_attempts_total Upstream requests of the routed requests, by upstream, model entry and result (a failed attempt before the client got a byte goes on to the next upstream).\n# TYPE harnessflow_upstream_attempts_total counter\n")
-	for _, k := range sortedKeys(attempts) {
-		fmt.Fprintf(bw, "harnessflow_upstream_attempts_total{upstream=%q,model=%q,result=%q} %d\n", k[0], k[1], k[2], attempts[k])
+	pw := promtext.NewWriter(w)
+	pw.Counter("harnessflow_upstream_attempts_total", "Upstream requests of the routed requests, by upstream, model entry and result (a failed attempt before the client got a byte goes on to the next upstream).")
+	for _, k := range promtext.SortedPairs(attempts) {
+		pw.Sample("harnessflow_upstream_attempts_total", attempts[k], "upstream", k[0], "model", k[1], "result", k[2])
 	}
-	fmt.Fprintf(bw, "# HELP harnessflow_routed_streams_total Client streams that ended, by the upstream that served them, model entry and outcome.\n# TYPE harnessflow_routed_streams_total counter\n")
-	for _, k := range sortedKeys(streams) {
-		fmt.Fprintf(bw, "harnessflow_routed_streams_total{upstream=%q,model=%q,outcome=%q} %d\n", k[0], k[1], k[2], streams[k])
+	pw.Counter("harnessflow_routed_streams_total", "Client streams that ended, by the upstream that served them, model entry and outcome.")
+	for _, k := range promtext.SortedPairs(streams) {
+		pw.Sample("harnessflow_routed_streams_total", streams[k], "upstream", k[0], "model", k[1], "outcome", k[2])
 	}
-	fmt.Fprintf(bw, "# HELP harnessflow_config_reloads_total Configuration reloads, by result (a refused file leaves the running configuration in place).\n# TYPE harnessflow_config_reloads_total counter\n")
-	for _, k := range slices.Sorted(maps.Keys(reloads)) {
-		fmt.Fprintf(bw, "harnessflow_config_reloads_total{result=%q} %d\n", k, reloads[k])
-	}
-	return bw.Flush()
+	pw.CounterMap("harnessflow_config_reloads_total", "Configuration reloads, by result (a refused file leaves the running configuration in place).", "result", reloads)
+	return pw.Flush()
 }

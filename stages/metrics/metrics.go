@@ -23,20 +23,18 @@
 package metrics
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/harnessflow/harnessflow/internal/promtext"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 )
@@ -648,91 +646,68 @@ func (m *Metrics) Snapshot() Snapshot {
 // format (version 0.0.4), in a stable order.
 func (m *Metrics) WritePrometheus(w io.Writer) error {
 	s := m.Snapshot()
-	bw := bufio.NewWriter(w)
-	family := func(name, help string) {
-		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
-	}
-	nodeFamily := func(name, help string, val func(NodeSnapshot) string) {
-		family(name, help)
+	pw := promtext.NewWriter(w)
+	nodeFamily := func(name, help string, val func(NodeSnapshot) uint64) {
+		pw.Counter(name, help)
 		for _, n := range s.Nodes {
-			fmt.Fprintf(bw, "%s{graph=\"%s\",node=\"%s\"} %s\n", name, escape(n.Graph), escape(n.Node), val(n))
+			pw.Sample(name, val(n), "graph", n.Graph, "node", n.Node)
 		}
 	}
-	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
-	nodeFamily("harnessflow_node_inputs_total", "Elements pushed into a graph node.", func(n NodeSnapshot) string { return u(n.In) })
-	nodeFamily("harnessflow_node_outputs_total", "Elements emitted by a graph node.", func(n NodeSnapshot) string { return u(n.Out) })
-	nodeFamily("harnessflow_node_errors_total", "Fatal errors raised by a graph node.", func(n NodeSnapshot) string { return u(n.Errors) })
+	nodeFamily("harnessflow_node_inputs_total", "Elements pushed into a graph node.", func(n NodeSnapshot) uint64 { return n.In })
+	nodeFamily("harnessflow_node_outputs_total", "Elements emitted by a graph node.", func(n NodeSnapshot) uint64 { return n.Out })
+	nodeFamily("harnessflow_node_errors_total", "Fatal errors raised by a graph node.", func(n NodeSnapshot) uint64 { return n.Errors })
 	// Node time only when some run was timed (runs with
 	// pipeline.WithoutTiming report none): a column of zeros would read as
 	// "free", not "not measured".
 	if slices.ContainsFunc(s.Nodes, func(n NodeSnapshot) bool { return n.Elapsed != 0 }) {
-		nodeFamily("harnessflow_node_seconds_total", "Time spent in a graph node, excluding downstream nodes in fused mode.",
-			func(n NodeSnapshot) string { return strconv.FormatFloat(n.Elapsed.Seconds(), 'g', -1, 64) })
-	}
-
-	labelled := func(name, help, label string, vals map[string]uint64) {
-		family(name, help)
-		for _, k := range slices.Sorted(maps.Keys(vals)) {
-			fmt.Fprintf(bw, "%s{%s=\"%s\"} %d\n", name, label, escape(k), vals[k])
+		const name = "harnessflow_node_seconds_total"
+		pw.Counter(name, "Time spent in a graph node, excluding downstream nodes in fused mode.")
+		for _, n := range s.Nodes {
+			pw.Float(name, n.Elapsed.Seconds(), "graph", n.Graph, "node", n.Node)
 		}
 	}
+
 	events := map[string]uint64{}
 	for t, n := range s.Events {
 		events[string(t)] = n
 	}
-	labelled("harnessflow_stream_events_total", "Response events by type.", "type", events)
-	family("harnessflow_stream_delta_bytes_total", "Bytes of streamed delta text.")
-	fmt.Fprintf(bw, "harnessflow_stream_delta_bytes_total %d\n", s.DeltaBytes)
-	family("harnessflow_streams_started_total", "Response streams started.")
-	fmt.Fprintf(bw, "harnessflow_streams_started_total %d\n", s.Started)
-	family("harnessflow_streams_ended_total", "Response streams by how they ended.")
+	pw.CounterMap("harnessflow_stream_events_total", "Response events by type.", "type", events)
+	pw.Counter("harnessflow_stream_delta_bytes_total", "Bytes of streamed delta text.")
+	pw.Sample("harnessflow_stream_delta_bytes_total", s.DeltaBytes)
+	pw.Counter("harnessflow_streams_started_total", "Response streams started.")
+	pw.Sample("harnessflow_streams_started_total", s.Started)
+	pw.Counter("harnessflow_streams_ended_total", "Response streams by how they ended.")
 	for _, o := range outcomes {
-		fmt.Fprintf(bw, "harnessflow_streams_ended_total{outcome=\"%s\"} %d\n", o, s.Ended[o])
+		pw.Sample("harnessflow_streams_ended_total", s.Ended[o], "outcome", o)
 	}
-	labelled("harnessflow_stream_failures_total", "Failed response streams (outcome failed or shutdown) by error kind.", "kind", s.Failures)
-	labelled("harnessflow_run_errors_total", "Runs stopped by a fatal error, by stage.", "stage", s.RunErrors)
-	labelled("harnessflow_title_requests_total", "Title requests sent before a turn's main request, by outcome.", "outcome", s.Titles)
-	labelled("harnessflow_followup_rounds_total", "Follow-up rounds the proxy ran itself (--followups proxy), by harness.", "harness", s.Followups)
-	family("harnessflow_unbridged_tool_calls_total", "Calls to harness-native tools sent to the client without a bridge, by harness and tool.")
-	for _, k := range sortedPairs(s.Unbridged) {
-		fmt.Fprintf(bw, "harnessflow_unbridged_tool_calls_total{harness=\"%s\",tool=\"%s\"} %d\n", escape(k[0]), escape(k[1]), s.Unbridged[k])
+	pw.CounterMap("harnessflow_stream_failures_total", "Failed response streams (outcome failed or shutdown) by error kind.", "kind", s.Failures)
+	pw.CounterMap("harnessflow_run_errors_total", "Runs stopped by a fatal error, by stage.", "stage", s.RunErrors)
+	pw.CounterMap("harnessflow_title_requests_total", "Title requests sent before a turn's main request, by outcome.", "outcome", s.Titles)
+	pw.CounterMap("harnessflow_followup_rounds_total", "Follow-up rounds the proxy ran itself (--followups proxy), by harness.", "harness", s.Followups)
+	pw.Counter("harnessflow_unbridged_tool_calls_total", "Calls to harness-native tools sent to the client without a bridge, by harness and tool.")
+	for _, k := range promtext.SortedPairs(s.Unbridged) {
+		pw.Sample("harnessflow_unbridged_tool_calls_total", s.Unbridged[k], "harness", k[0], "tool", k[1])
 	}
-	labelled("harnessflow_hosted_tools_dropped_total", "Hosted tools (web_search, image_generation, ...) left out of upstream requests because neither the upstream nor the client runs them, by tool type.", "tool", s.Hosted)
-	family("harnessflow_text_tool_calls_total", "Tool calls recovered from the text of chat answers, and markup given back as text, by format and outcome.")
-	for _, k := range sortedPairs(s.TextCalls) {
-		fmt.Fprintf(bw, "harnessflow_text_tool_calls_total{format=\"%s\",outcome=\"%s\"} %d\n", escape(k[0]), escape(k[1]), s.TextCalls[k])
+	pw.CounterMap("harnessflow_hosted_tools_dropped_total", "Hosted tools (web_search, image_generation, ...) left out of upstream requests because neither the upstream nor the client runs them, by tool type.", "tool", s.Hosted)
+	pw.Counter("harnessflow_text_tool_calls_total", "Tool calls recovered from the text of chat answers, and markup given back as text, by format and outcome.")
+	for _, k := range promtext.SortedPairs(s.TextCalls) {
+		pw.Sample("harnessflow_text_tool_calls_total", s.TextCalls[k], "format", k[0], "outcome", k[1])
 	}
-	family("harnessflow_upstream_timeouts_total", "Upstream requests given up on: no response headers in time (phase=headers) or no body byte for too long (phase=idle), by request (main or title).")
+	pw.Counter("harnessflow_upstream_timeouts_total", "Upstream requests given up on: no response headers in time (phase=headers) or no body byte for too long (phase=idle), by request (main or title).")
 	for _, phase := range [...]string{TimeoutHeaders, TimeoutIdle} {
 		for _, req := range [...]string{RequestMain, RequestTitle} {
-			fmt.Fprintf(bw, "harnessflow_upstream_timeouts_total{phase=\"%s\",request=\"%s\"} %d\n", phase, req, s.Timeouts[[2]string{phase, req}])
+			pw.Sample("harnessflow_upstream_timeouts_total", s.Timeouts[[2]string{phase, req}], "phase", phase, "request", req)
 		}
 	}
-	family("harnessflow_client_auth_failures_total", "Requests refused for their client credentials, by reason (missing or invalid key).")
+	pw.Counter("harnessflow_client_auth_failures_total", "Requests refused for their client credentials, by reason (missing or invalid key).")
 	for _, reason := range [...]string{AuthMissing, AuthInvalid} {
-		fmt.Fprintf(bw, "harnessflow_client_auth_failures_total{reason=\"%s\"} %d\n", reason, s.AuthFails[reason])
+		pw.Sample("harnessflow_client_auth_failures_total", s.AuthFails[reason], "reason", reason)
 	}
-	return bw.Flush()
-}
-
-// sortedPairs returns the keys of m in order.
-func sortedPairs(m map[[2]string]uint64) [][2]string {
-	keys := slices.Collect(maps.Keys(m))
-	slices.SortFunc(keys, func(a, b [2]string) int {
-		if c := strings.Compare(a[0], b[0]); c != 0 {
-			return c
-		}
-		return strings.Compare(a[1], b[1])
-	})
-	return keys
+	return pw.Flush()
 }
 
 // ServeHTTP serves WritePrometheus, for a /metrics endpoint.
 func (m *Metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.Header().Set("Content-Type", promtext.ContentType)
 	_ = m.WritePrometheus(w) // a failed write means the client went away
 }
-
-var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-
-func escape(s string) string { return labelEscaper.Replace(s) }
