@@ -19,7 +19,10 @@ func TestCheck(t *testing.T) {
 		{"protocol", Module + "/internal/jsonx", true},
 		{"stages/request", Module + "/wire/anthropic", true},
 		{"stages/request", Module + "/stages/anthropicstream", true}, // same layer
-		{"harness", Module + "/stages/decode", true},
+		{"harness", Module + "/codec", true},
+		{"codec", Module + "/stages/request", true},
+		{"codec", Module + "/harness", false},
+		{"server", Module + "/upstream", true},
 		{"harness/sweagent", Module + "/harness", true},
 		{"harness/harnesstest", Module + "/stages/streamtest", true},
 		{"server", Module + "/harness/native", true},
