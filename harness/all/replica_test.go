@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"net/http"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -21,28 +23,34 @@ import (
 	"github.com/harnessflow/harnessflow/stages/streamtest"
 )
 
-// goldenOwners names the harness whose goldens each testdata directory
-// holds (relative to harness/); their upstream answers are replayed
-// through that harness's response graph.
-var goldenOwners = map[string]string{
-	"claudecode/testdata/full/messages":  harness.NameClaudeCode,
-	"claudecode/testdata/full/responses": harness.NameClaudeCode,
-	"claudecode/testdata/full/chat":      harness.NameClaudeCode,
-	"claudecode/testdata/bare/messages":  harness.NameClaudeCodeBare,
-	"claudecode/testdata/bare/responses": harness.NameClaudeCodeBare,
-	"claudecode/testdata/bare/chat":      harness.NameClaudeCodeBare,
-	"kimicli/testdata":                   harness.NameKimiCLI,
-	"minimal/testdata":                   harness.NameMinimal,
-	"miniswe/testdata":                   harness.NameMiniSWEAgent,
-	"opencode/testdata":                  harness.NameOpenCode,
-	"qwencode/testdata":                  harness.NameQwenCode,
-	"sweagent/testdata":                  harness.NameSWEAgent,
-	"terminus2/testdata":                 harness.NameTerminus2,
-	"zcode/testdata/messages":            harness.NameZCode,
-	"kimicode/testdata":                  harness.NameKimiCode,
-	"deepseektui/testdata":               harness.NameDeepSeekTUI,
-	"pi/testdata":                        harness.NamePi,
-	"littlecoder/testdata":               harness.NameLittleCoder,
+// goldenOwner names the harness whose goldens a testdata directory holds
+// (rel is relative to harness/, e.g. "claudecode/testdata/bare/chat"),
+// from the registry: the harness registered by the package the directory
+// belongs to (the package of its spec's request graph); of a package that
+// registers several, the one whose name ends in "-" and a segment of the
+// path ("bare"), else the shortest name. "" when no registered harness
+// lives there.
+func goldenOwner(rel string) string {
+	pkg, _, _ := strings.Cut(rel, "/testdata")
+	var names []string
+	for _, s := range harness.All() {
+		fn := runtime.FuncForPC(reflect.ValueOf(s.Request).Pointer()).Name()
+		if strings.HasPrefix(fn, "github.com/harnessflow/harnessflow/harness/"+pkg+".") {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.SortFunc(names, func(a, b string) int { return len(a) - len(b) })
+	for _, seg := range strings.Split(rel, "/") {
+		for _, n := range names {
+			if strings.HasSuffix(n, "-"+seg) {
+				return n
+			}
+		}
+	}
+	return names[0]
 }
 
 // replicaCase is one request of the golden archives.
@@ -88,7 +96,11 @@ func replicaCases(t *testing.T) []replicaCase {
 			if data == nil {
 				continue
 			}
-			out = append(out, replicaCase{c: c, dir: rel, req: data, owner: goldenOwners[rel], shared: shared})
+			owner := goldenOwner(rel)
+			if owner == "" {
+				t.Errorf("%s: no registered harness owns this golden directory, so its answers would not be replayed", rel)
+			}
+			out = append(out, replicaCase{c: c, dir: rel, req: data, owner: owner, shared: shared})
 		}
 	}
 	if len(out) < 50 {
