@@ -16,9 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -233,8 +231,8 @@ func (c *Codec) SetKey(h http.Header, auth, clientKey string) {
 
 // SetHeaders sets the wire's own headers on h.
 func (c *Codec) SetHeaders(h http.Header) {
-	for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
-		h.Set(k, c.Headers[k])
+	for k, v := range c.Headers {
+		h.Set(k, v)
 	}
 }
 

@@ -353,16 +353,24 @@ func (s *Server) upstreamRequest(ctx context.Context, r *http.Request, t *target
 	if err := s.checked.err; err != nil {
 		return nil, err
 	}
-	auth, clientKey := s.clientCredentials(r)
-	if t.apiKey != "" {
-		auth = "Bearer " + t.apiKey
-	}
+	auth, clientKey := s.upstreamAuth(t, r)
 	c := upstream.Client{Base: t.base, Wire: t.wire, Auth: auth, ClientKey: clientKey, Headers: t.headers}
 	up, err := c.NewRequest(ctx, shaped, body, stream)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	return up, nil
+}
+
+// upstreamAuth returns the Authorization to send upstream for the client
+// request r (the proxy's API key for t, else the client's) and the
+// client's own key header (clientCredentials).
+func (s *Server) upstreamAuth(t *target, r *http.Request) (auth, clientKey string) {
+	auth, clientKey = s.clientCredentials(r)
+	if t.apiKey != "" {
+		auth = "Bearer " + t.apiKey
+	}
+	return auth, clientKey
 }
 
 // setCredentials sets the upstream credentials of a request for the
@@ -374,10 +382,7 @@ func (s *Server) setCredentials(t *target, h http.Header, r *http.Request) {
 	if !ok {
 		return // upstreamRequest refuses the request
 	}
-	auth, clientKey := s.clientCredentials(r)
-	if t.apiKey != "" {
-		auth = "Bearer " + t.apiKey
-	}
+	auth, clientKey := s.upstreamAuth(t, r)
 	wc.SetKey(h, auth, clientKey)
 	wc.SetHeaders(h)
 }

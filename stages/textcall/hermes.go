@@ -832,7 +832,7 @@ func hermesTools(tools []ToolDef) any {
 	lines := make([]string, len(tools))
 	for i, t := range tools {
 		lines[i] = `{"type":"function","function":{"name":` + quote(t.Name) + `,"description":` + quote(t.Description) +
-			`,"parameters":` + compactJSON(t.Parameters, `{"type":"object","properties":{}}`) + "}}"
+			`,"parameters":` + CompactJSON(t.Parameters, `{"type":"object","properties":{}}`) + "}}"
 	}
 	return lines
 }

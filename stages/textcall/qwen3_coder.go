@@ -410,7 +410,7 @@ func newCoderTool(t ToolDef) coderTool {
 				ct.Params = append(ct.Params, newCoderParam(p.key, p.value))
 			}
 		case "required":
-			if r := compactJSON(f.value, ""); r != "" && r != "[]" {
+			if r := CompactJSON(f.value, ""); r != "" && r != "[]" {
 				ct.Required = r
 			}
 		}
@@ -431,7 +431,7 @@ func newCoderParam(name string, schema json.RawMessage) coderParam {
 			if json.Unmarshal(f.value, &s) == nil {
 				p.Type = s
 			} else {
-				p.Type = compactJSON(f.value, "any")
+				p.Type = CompactJSON(f.value, "any")
 			}
 		case "description":
 			var s string
@@ -439,9 +439,9 @@ func newCoderParam(name string, schema json.RawMessage) coderParam {
 				p.Description = s
 				continue
 			}
-			p.Extra = append(p.Extra, keyValue{f.key, compactJSON(f.value, "")})
+			p.Extra = append(p.Extra, keyValue{f.key, CompactJSON(f.value, "")})
 		default:
-			p.Extra = append(p.Extra, keyValue{f.key, compactJSON(f.value, "")})
+			p.Extra = append(p.Extra, keyValue{f.key, CompactJSON(f.value, "")})
 		}
 	}
 	return p

@@ -130,8 +130,10 @@ func valueText(v json.RawMessage) (text string, isString bool) {
 	return string(v), false
 }
 
-// compactJSON returns raw compacted, or def when raw is empty or not JSON.
-func compactJSON(raw json.RawMessage, def string) string {
+// CompactJSON returns raw compacted, or def when raw is empty or not JSON
+// (the renderers' and stages/toolprompt's way to write a schema or
+// arguments on one line).
+func CompactJSON(raw json.RawMessage, def string) string {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return def
 	}

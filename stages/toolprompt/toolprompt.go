@@ -248,7 +248,7 @@ func CallText(format string, c request.Call) string {
 		f, _ = promptOf(FormatHermes)
 	}
 	args := orEmptyObject(c.Arguments)
-	args = compactOr(json.RawMessage(args), args)
+	args = textcall.CompactJSON(json.RawMessage(args), args)
 	return f.Render([]textcall.Call{{Name: c.Name, Arguments: json.RawMessage(args)}})
 }
 
@@ -365,18 +365,6 @@ func addResult(u *request.Message, o *request.Output, format string) {
 		u.Content = append(u.Content, request.Part{Kind: request.PartText, Text: r})
 	}
 	u.Content = append(u.Content, images...)
-}
-
-// compactOr returns raw compacted, or def when raw is empty or not JSON.
-func compactOr(raw json.RawMessage, def string) string {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return def
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return def
-	}
-	return b.String()
 }
 
 func orEmptyObject(args string) string {
