@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/harness"
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 // messagesBody is the part of an upstream Messages body the checks read.

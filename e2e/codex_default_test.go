@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 // codeModeRoute is a route the real Codex is driven through with its

@@ -26,8 +26,8 @@ import (
 
 	"github.com/harnessflow/harnessflow/harness"
 	_ "github.com/harnessflow/harnessflow/harness/all" // every harness route
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // TestMain checks that no test leaves a goroutine of the in-process proxy

@@ -2,7 +2,7 @@
 // coding-agent clients through the harnessflow proxy.
 //
 // The tests start the proxy in-process on a loopback port, in front of the
-// built-in scripted model (server/scripted), so they need no network and no
+// built-in scripted model (scripted), so they need no network and no
 // API key. Each test skips unless its client is named by an environment
 // variable:
 //

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/harness"
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 // mcpProbeEnv, when set in the environment of the test binary, makes it

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 // opencodeEnv names the environment variable that enables the opencode

@@ -15,9 +15,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/serveconfig"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // recordingModel is a scripted model that keeps the path and model of every

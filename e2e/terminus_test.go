@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // terminus-2 through the real Codex: the model answers in terminus-2's

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // The text-protocol harnesses through the real Codex: swe-agent (the model

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 const (

@@ -16,8 +16,8 @@ import (
 	_ "github.com/harnessflow/harnessflow/harness/all" // the harnesses of the /h/{harness}/ routes; without it only /v1/responses (native) is served
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // serve's handler inside a program's own http.Server, behind its own

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // Hosted tools (web_search, image_generation) are not offered to a chat

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // zeros is a body of n bytes made on the fly, counting what was read of it.

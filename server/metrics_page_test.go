@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/internal/promtext"
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // The whole /metrics page of a server with every family group (streams,

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // execTool is Codex's shell tool, as a client's "hi" request carries it.

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/serveconfig"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // routed is a proxy running with a routing config file.

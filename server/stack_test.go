@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/benchmark"
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // streamStackBudget is the goroutine stack a stream's handler may grow to.

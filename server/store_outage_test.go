@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // switchStore is an in-memory store that can be taken down: while down,

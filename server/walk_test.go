@@ -17,8 +17,8 @@ import (
 	"github.com/harnessflow/harnessflow/internal/layers"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 	"github.com/harnessflow/harnessflow/stages/request"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 // A real `harnessflow serve --client-keys-file` process: a key removed from

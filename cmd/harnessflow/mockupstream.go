@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 // defaultMockAddr is where mock-upstream listens by default.
@@ -25,7 +25,7 @@ func runMockUpstream(ctx context.Context, args []string, _ io.Reader, stdout, st
 	fs := flag.NewFlagSet("mock-upstream", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", defaultMockAddr, "address to listen on (port 0 picks a free port; the address is printed)")
-	scriptFile := fs.String("script", "", "a script `FILE` (JSON; see package server/scripted) instead of the built-in script")
+	scriptFile := fs.String("script", "", "a script `FILE` (JSON; see package scripted) instead of the built-in script")
 	textTools := fs.String("text-tools", "", "write tool calls as text in the answer's content, in `FORMAT` hermes, qwen3_coder, llama3_json (bare JSON calls) or qwen3_thinking (hermes calls after reasoning the prompt opened, closed by </think>), as a server without a tool parser passes them on")
 	rejectTools := fs.Bool("reject-tools", false, "answer a request that carries tools with HTTP 400 \"tools are not supported\"; calls are then written as text (--text-tools, hermes by default)")
 	const synopsis = "Usage: harnessflow mock-upstream [--listen 127.0.0.1:8788] [--script FILE] [--text-tools hermes|qwen3_coder|llama3_json|qwen3_thinking] [--reject-tools]"

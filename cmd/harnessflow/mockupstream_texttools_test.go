@@ -10,7 +10,7 @@ import (
 )
 
 // mock-upstream --text-tools / --reject-tools: the scripted model as a
-// server without tool support (package server/scripted, Options).
+// server without tool support (package scripted, Options).
 func TestMockUpstreamTextTools(t *testing.T) {
 	r := start(t, runMockUpstream, "--listen", "127.0.0.1:0", "--text-tools", "hermes", "--reject-tools")
 	base := r.address(t)

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 // --client-keys-env and --client-keys-file: requests need one of the keys;

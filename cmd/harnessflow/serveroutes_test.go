@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 func writeConfig(t *testing.T, path, text string) {

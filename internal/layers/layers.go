@@ -35,7 +35,8 @@ func Order() []Layer {
 		{"harness core", []string{"harness", "harness/bridge/...", "harness/internal/...", "harness/harnesstest/..."}},
 		{"harnesses", []string{"harness/..."}},
 		{"harness set", []string{"harness/all/..."}},
-		{"services", []string{"serveconfig/...", "upstream/...", "server/...", "calibrate/...", "benchmark/..."}},
+		{"services", []string{"serveconfig/...", "upstream/...", "server/...", "calibrate/..."}},
+		{"tooling", []string{"scripted/...", "benchmark/..."}},
 		{"commands", []string{"cmd/...", "bench/...", "e2e/...", "scripts/...", "internal/codecgen/..."}},
 	}
 }

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // turnResult is what a client got for one turn.

@@ -18,9 +18,9 @@ import (
 	"github.com/harnessflow/harnessflow/harness"
 	_ "github.com/harnessflow/harnessflow/harness/all" // every harness, for the per-harness replica runs
 	"github.com/harnessflow/harnessflow/prompts"
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
 	"github.com/harnessflow/harnessflow/server/redisstore"
-	"github.com/harnessflow/harnessflow/server/scripted"
 )
 
 // recorder is an upstream that records the bodies it receives and answers

@@ -4,7 +4,7 @@
 //	client upstream --script FILE        a scripted model that counts what it is asked
 //	client drive --lb URL ...            drive conversations through the load balancer
 //
-// "upstream" serves the scripted model (server/scripted) on a loopback port
+// "upstream" serves the scripted model (scripted) on a loopback port
 // it prints, and checks every chat request it gets: a title request
 // (opencode's, recognised by its system prompt) is counted per
 // conversation; a main request must carry its conversation's turns 1..N in
@@ -46,7 +46,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/prompts"
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 func main() { os.Exit(run(os.Args[1:])) }

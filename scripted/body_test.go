@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 // A "body" condition compares top-level fields of the request as JSON

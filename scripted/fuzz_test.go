@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 // FuzzChatRequest: any chat request body, with the text-protocol readings

@@ -14,7 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/sinks"
 	"github.com/harnessflow/harnessflow/sources"
 	"github.com/harnessflow/harnessflow/stages/chatstream"

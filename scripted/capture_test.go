@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 // {{capture}} quotes what a text-protocol harness sent back: the last user

@@ -9,7 +9,7 @@ import (
 
 	"github.com/harnessflow/harnessflow/harness"
 	_ "github.com/harnessflow/harnessflow/harness/all" // the text-protocol parsers the answers are checked with
-	"github.com/harnessflow/harnessflow/server/scripted"
+	"github.com/harnessflow/harnessflow/scripted"
 )
 
 // unaryReply is the content and tool calls of a non-streamed chat answer.
