@@ -168,6 +168,12 @@ func Parse(s string) (wire.Wire, error) {
 	if _, ok := Lookup(wire.Wire(s)); ok {
 		return wire.Wire(s), nil
 	}
+	return "", fmt.Errorf("unknown wire %q: want %s", s, Choices())
+}
+
+// Choices names the registered wires for a message or a flag's help, in
+// registration order: "responses, chat or messages".
+func Choices() string {
 	names := make([]string, 0, 4)
 	for _, w := range All() {
 		names = append(names, string(w))
@@ -176,7 +182,7 @@ func Parse(s string) (wire.Wire, error) {
 	if i := strings.LastIndex(choices, ", "); i >= 0 && len(names) > 1 {
 		choices = choices[:i] + " or " + choices[i+2:]
 	}
-	return "", fmt.Errorf("unknown wire %q: want %s", s, choices)
+	return choices
 }
 
 // Graph builds the response graph of wire w: upstream bytes → engine events.

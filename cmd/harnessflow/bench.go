@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/harnessflow/harnessflow/codec"
 	"io"
 	"os"
 	"strings"
@@ -43,7 +44,7 @@ func runBench(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	harnessName := fs.String("harness", "", "harness whose graph is measured (default: the native translation)")
-	wireName := fs.String("wire", "chat", "upstream wire: chat, messages or responses")
+	wireName := fs.String("wire", "chat", "upstream wire: "+codec.Choices())
 	direction := fs.String("direction", "response", "which graph: response (upstream stream → engine events) or request (client request → upstream request)")
 	corpusArg := fs.String("corpus", "generated", "`FILE|DIR|generated`: a recorded SSE body (request direction: a Responses request), a directory of them (*.sse; *.json), or a generated corpus")
 	chunks := fs.Int("chunks", benchmark.DefaultChunks, fmt.Sprintf("`N` chunks of a generated stream, at least %d (the default is the corpus of the go test benchmarks in ./bench)", benchmark.MinChunks))

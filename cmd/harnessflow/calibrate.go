@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/harnessflow/harnessflow/codec"
 	"io"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func runCalibrate(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "harnessflow-calibrated", "overlay `DIR` to write (DIR/HARNESS/…)")
-	wire := fs.String("wire", "", "wire to capture: chat, messages or responses (default: the agent's usual one)")
+	wire := fs.String("wire", "", "wire to capture: "+codec.Choices()+" (default: the agent's usual one)")
 	timeout := fs.Duration("timeout", calibrate.DefaultTimeout, "time limit of the agent run")
 	check := fs.String("check", "", "compare the real agent with the harness using the overlay `DIR`")
 	asJSON := fs.Bool("json", false, "print the check report as JSON")

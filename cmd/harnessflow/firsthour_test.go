@@ -134,11 +134,11 @@ func TestUsageErrorsNameTheProblem(t *testing.T) {
 		args []string
 		want string // the first line
 	}{
-		{[]string{"translate", "x.sse"}, "harnessflow translate: missing --wire (the input's wire: chat, messages or responses)"},
+		{[]string{"translate", "x.sse"}, "harnessflow translate: missing --wire (the input's wire: responses, chat or messages)"},
 		{[]string{"translate", "--wire", "chat", "a.sse", "b.sse"}, `harnessflow translate: unexpected argument "b.sse" (one input at most)`},
 		{[]string{"translate", "--wire", "chat", "--frob"}, "harnessflow translate: unknown flag --frob"},
 		{[]string{"translate", "--wire"}, "harnessflow translate: flag --wire needs a value"},
-		{[]string{"shape", "req.json"}, "harnessflow shape: missing --wire (the upstream's wire: chat, messages or responses)"},
+		{[]string{"shape", "req.json"}, "harnessflow shape: missing --wire (the upstream's wire: responses, chat or messages)"},
 		{[]string{"shape", "--wire", "chat", "a", "b"}, `harnessflow shape: unexpected argument "b" (one input at most)`},
 		{[]string{"parse"}, "harnessflow parse: missing --harness (one of: " + strings.Join(parserNames(), ", ") + ")"},
 		{[]string{"graph"}, "harnessflow graph: missing NAME (a harness: " + strings.Join(harnessNames(), ", ") + ")"},

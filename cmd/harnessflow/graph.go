@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/harnessflow/harnessflow/codec"
 	"io"
 	"strings"
 
@@ -19,7 +20,7 @@ func runGraph(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	fs := flag.NewFlagSet("graph", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	direction := fs.String("direction", "response", "request or response")
-	wireName := fs.String("wire", "", "upstream wire: chat, messages or responses (default: chat, or the first wire the harness shapes)")
+	wireName := fs.String("wire", "", "upstream wire: "+codec.Choices()+" (default: chat, or the first wire the harness shapes)")
 	format := fs.String("format", "text", "text, mermaid or dot")
 	var layer layerFlags
 	layer.register(fs)

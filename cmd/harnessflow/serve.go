@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/harnessflow/harnessflow/codec"
 	"io"
 	"log/slog"
 	"net"
@@ -34,7 +35,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", server.DefaultAddr, "address to listen on (port 0 picks a free port; the address is printed)")
 	upstream := fs.String("upstream", "", "the model server's base `URL`, e.g. http://127.0.0.1:8000/v1 (default: the built-in scripted model)")
-	wireName := fs.String("upstream-wire", "chat", "the upstream's wire: chat, messages or responses")
+	wireName := fs.String("upstream-wire", "chat", "the upstream's wire: "+codec.Choices())
 	keyEnv := fs.String("api-key-env", "", "send the API key in environment variable `NAME` upstream instead of the client's Authorization")
 	model := fs.String("model", "", "replace the model of every request with `NAME`")
 	modeName := fs.String("mode", "fused", "execution mode of the response graphs: fused or async")
@@ -80,7 +81,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintln(w, "   or: harnessflow serve --config serve.toml [--listen ADDR] [-v] [--mode M] [extension and prompt flags]")
 		fmt.Fprintln(w, "       [--store memory|none|redis://HOST:PORT/DB]")
 		fmt.Fprintln(w, "Serves the OpenAI Responses API (POST /v1/responses; POST /h/HARNESS/v1/responses to emulate a")
-		fmt.Fprintln(w, "harness; GET /metrics; GET /healthz) in front of a chat, messages or responses model server.")
+		fmt.Fprintln(w, "harness; GET /metrics; GET /healthz) in front of a model server speaking "+codec.Choices()+".")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, serveSynopsis, args); !ok {

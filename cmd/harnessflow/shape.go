@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/harnessflow/harnessflow/codec"
 	"io"
 	"os"
 
@@ -29,7 +30,7 @@ func runShape(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := flag.NewFlagSet("shape", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	harnessName := fs.String("harness", "", "harness `NAME` to emulate (default: the native translation)")
-	wireName := fs.String("wire", "", "upstream wire: chat, messages or responses (required)")
+	wireName := fs.String("wire", "", "upstream wire: "+codec.Choices()+" (required)")
 	upstream := fs.String("upstream", "", "the upstream's base `URL`, as given to serve (chooses the provider quirks)")
 	var layer layerFlags
 	layer.register(fs)
@@ -45,7 +46,7 @@ func runShape(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	switch {
 	case *wireName == "":
-		return usageError(stderr, "shape", shapeSynopsis, "missing --wire (the upstream's wire: chat, messages or responses)")
+		return usageError(stderr, "shape", shapeSynopsis, "missing --wire (the upstream's wire: %s)", codec.Choices())
 	case fs.NArg() > 1:
 		return usageError(stderr, "shape", shapeSynopsis, "%s", extraArgs(fs, 1))
 	}

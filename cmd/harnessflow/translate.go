@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/harnessflow/harnessflow/codec"
 	"io"
 	"os"
 
@@ -23,7 +24,7 @@ const translateSynopsis = "Usage: harnessflow translate --wire chat|messages|res
 func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("translate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	wireName := fs.String("wire", "", "upstream wire of the input: chat, messages or responses (required)")
+	wireName := fs.String("wire", "", "upstream wire of the input: "+codec.Choices()+" (required)")
 	harnessName := fs.String("harness", "", "harness `NAME` whose response graph applies, as serve runs it (default: the wire's protocol layer alone)")
 	requestFile := fs.String("request", "", "the engine request `FILE` (Responses JSON) this stream answers: tools → tool kinds")
 	unary := fs.Bool("unary", false, "the input is one non-streaming JSON response, not SSE")
@@ -47,7 +48,7 @@ func runTranslate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	switch {
 	case *wireName == "":
-		return usageError(stderr, "translate", translateSynopsis, "missing --wire (the input's wire: chat, messages or responses)")
+		return usageError(stderr, "translate", translateSynopsis, "missing --wire (the input's wire: %s)", codec.Choices())
 	case fs.NArg() > 1:
 		return usageError(stderr, "translate", translateSynopsis, "%s", extraArgs(fs, 1))
 	}

@@ -1,11 +1,12 @@
-package server_test
+package main
 
 // A wire of the test's own, registered from this file alone: "lines". Its
 // clients post {"model","prompt","stream"} to /v1/lines and read one line
 // per event ("text: …", then "end: REASON"); its upstreams take the chat
 // body at /lines/generate with the key in X-Lines-Key and answer in SSE
-// events "say" (data: a piece of text) and "end". serve serves it both
-// ways with nothing else edited (issue: a wire is one unit).
+// events "say" (data: a piece of text) and "end". The serve command serves
+// it both ways, by flags and by a --config file, with nothing outside this
+// file edited (docs/architecture.md#wire-codecs).
 
 import (
 	"bufio"
@@ -13,9 +14,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +25,6 @@ import (
 	"github.com/harnessflow/harnessflow/codec"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/server"
 	"github.com/harnessflow/harnessflow/stages/request"
 	"github.com/harnessflow/harnessflow/stages/sse"
 	"github.com/harnessflow/harnessflow/wire"
@@ -152,8 +153,15 @@ func (l *linesWriter) Err() error                 { return l.err }
 func (l *linesWriter) Events() int                { return l.events }
 func (l *linesWriter) AppendBody(b []byte) []byte { return append(b, l.body.String()...) }
 
+// TestTestOnlyWire runs the serve command in front of a lines upstream,
+// once with --upstream-wire lines and once with a --config file whose
+// upstream says wire = "lines", and asks it as a Responses client, a lines
+// client (streamed and not) and a Chat Completions client. Every upstream
+// request must reach the wire's path with the key in its header (never in
+// Authorization) and the wire's own header, and carry the chat conversion.
 func TestTestOnlyWire(t *testing.T) {
 	linesCodec(t)
+	t.Setenv("HF_LINES_KEY", "sk-lines")
 	var mu sync.Mutex
 	var got []*http.Request
 	var bodies []string
@@ -166,52 +174,55 @@ func TestTestOnlyWire(t *testing.T) {
 		io.WriteString(w, "event: say\ndata: hello \n\nevent: say\ndata: from lines\n\nevent: end\ndata: \n\n")
 	}))
 	defer upstream.Close()
-
-	for _, tc := range []struct {
-		name, wire, path, body, want string
-	}{
+	config := filepath.Join(t.TempDir(), "lines.toml")
+	if err := os.WriteFile(config, []byte("[upstreams.lines]\nbase_url = \""+upstream.URL+"\"\nwire = \"lines\"\napi_key_env = \"HF_LINES_KEY\"\n\n"+
+		"[[models]]\nname = \"*\"\nupstreams = [\"lines\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	requests := []struct{ name, path, body, want string }{
 		// A Responses client (Codex's wire) on a lines upstream.
-		{"responses in, lines up", "lines", "/v1/responses", `{"model":"m","input":"hi","stream":true}`, "response.output_text.delta"},
-		// A lines client on a lines upstream, and on a chat upstream.
-		{"lines in, lines up", "lines", "/v1/lines", `{"model":"m","prompt":"hi","stream":true}`, "text: hello \ntext: from lines\nend: completed\n"},
-		{"lines in, unary", "lines", "/v1/lines", `{"model":"m","prompt":"hi"}`, "text: hello \ntext: from lines\nend: completed\n"},
-		// A Chat Completions client on a lines upstream.
-		{"chat in, lines up", "lines", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}`, `"content":"from lines"`},
+		{"responses in", "/v1/responses", `{"model":"m","input":"hi","stream":true}`, "response.output_text.delta"},
+		// A lines client, streamed and not.
+		{"lines in", "/v1/lines", `{"model":"m","prompt":"hi","stream":true}`, "text: hello \ntext: from lines\nend: completed\n"},
+		{"lines in, unary", "/v1/lines", `{"model":"m","prompt":"hi"}`, "text: hello \ntext: from lines\nend: completed\n"},
+		// A Chat Completions client.
+		{"chat in", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}`, `"content":"from lines"`},
+	}
+	for _, setup := range []struct {
+		name string
+		args []string
+	}{
+		{"flags", []string{"--upstream", upstream.URL, "--upstream-wire", "lines", "--api-key-env", "HF_LINES_KEY"}},
+		{"config", []string{"--config", config}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			proxy := server.New(server.Config{Upstream: upstream.URL, Wire: wire.Wire(tc.wire), APIKey: "sk-lines",
-				Logger: slog.New(slog.DiscardHandler)})
-			defer proxy.CloseIdleConnections()
-			front := httptest.NewServer(proxy.Handler())
-			defer front.Close()
-			resp, err := http.Post(front.URL+tc.path, "application/json", strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != 200 || !strings.Contains(string(b), tc.want) {
-				t.Fatalf("POST %s: %s\n%s\nwant %q in it", tc.path, resp.Status, b, tc.want)
-			}
-			if tc.path == "/v1/responses" {
-				var text strings.Builder
-				sc := bufio.NewScanner(strings.NewReader(string(b)))
-				for sc.Scan() {
-					var ev struct{ Type, Delta string }
-					if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && json.Unmarshal([]byte(d), &ev) == nil && ev.Type == "response.output_text.delta" {
-						text.WriteString(ev.Delta)
+		r := start(t, runServe, append([]string{"--listen", "127.0.0.1:0"}, setup.args...)...)
+		base := r.address(t)
+		for _, tc := range requests {
+			t.Run(setup.name+"/"+tc.name, func(t *testing.T) {
+				resp, err := http.Post(base+tc.path, "application/json", strings.NewReader(tc.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				if resp.StatusCode != 200 || !strings.Contains(string(b), tc.want) {
+					t.Fatalf("POST %s: %s\n%s\nwant %q in it", tc.path, resp.Status, b, tc.want)
+				}
+				if tc.path == "/v1/responses" {
+					if text := responsesText(string(b)); text != "hello from lines" {
+						t.Errorf("text %q, want %q", text, "hello from lines")
 					}
 				}
-				if text.String() != "hello from lines" {
-					t.Errorf("text %q, want %q", text.String(), "hello from lines")
-				}
-			}
-		})
+			})
+		}
+		if code := r.stop(t); code != 0 {
+			t.Errorf("serve %s exited with %d: %s", setup.name, code, r.stderr.String())
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 4 {
-		t.Fatalf("upstream got %d requests, want 4", len(got))
+	if want := 2 * len(requests); len(got) != want {
+		t.Fatalf("upstream got %d requests, want %d", len(got), want)
 	}
 	for i, r := range got {
 		if r.URL.Path != "/lines/generate" || r.Header.Get("X-Lines-Key") != "sk-lines" || r.Header.Get("Authorization") != "" || r.Header.Get("Lines-Version") != "1" {
@@ -221,4 +232,17 @@ func TestTestOnlyWire(t *testing.T) {
 			t.Errorf("upstream body %d is not the chat conversion: %s", i, bodies[i])
 		}
 	}
+}
+
+// responsesText joins the text deltas of a Responses SSE body.
+func responsesText(body string) string {
+	var text strings.Builder
+	sc := bufio.NewScanner(strings.NewReader(body))
+	for sc.Scan() {
+		var ev struct{ Type, Delta string }
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && json.Unmarshal([]byte(d), &ev) == nil && ev.Type == "response.output_text.delta" {
+			text.WriteString(ev.Delta)
+		}
+	}
+	return text.String()
 }
