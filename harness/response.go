@@ -19,11 +19,7 @@ func ProtocolGraph(w Wire, opts ResponseOptions) (*pipeline.Graph, error) {
 }
 
 // decode returns the options of the protocol layer.
-func (o ResponseOptions) decode() codec.Options {
-	return codec.Options{ToolKinds: o.ToolKinds, Unary: o.Unary, MaxEventBytes: o.MaxEventBytes,
-		ToolFormat: o.ToolFormat, Model: o.Model, ToolSchemas: o.ToolSchemas, TextCalls: o.TextCalls, Logger: o.Logger,
-		ThinkingOpen: o.ThinkingOpen}
-}
+func (o ResponseOptions) decode() codec.Options { return o.Options }
 
 // textCallOptions fills what opts leaves open of text tool-call recovery
 // from the turn: the format (the options', else the model's caps entry,
