@@ -185,7 +185,7 @@ func TestCodex(t *testing.T) {
 		if n := p.upstreamRequests(); n != 1 {
 			t.Errorf("scripted model got %d requests, want 1", n)
 		}
-		if s := p.srv.Metrics().Snapshot(); s.Started != 0 {
+		if s := p.srv.Metrics(); s.Started != 0 {
 			t.Errorf("metrics: %d streams started, want 0", s.Started)
 		}
 	})
@@ -405,7 +405,7 @@ func (p *proxy) checkUpstream(t *testing.T, path, harness string, n, upstream in
 			t.Errorf("proxy request %d = %+v, want path %s, harness %q, status 200, outcome completed", i+1, r, path, harness)
 		}
 	}
-	s := p.srv.Metrics().Snapshot()
+	s := p.srv.Metrics()
 	if s.Started != uint64(n) || s.Completed != uint64(n) || s.Failed != 0 || s.Unended != 0 {
 		t.Errorf("metrics: started %d, completed %d, failed %d, unended %d; want %d, %d, 0, 0",
 			s.Started, s.Completed, s.Failed, s.Unended, n, n)

@@ -146,8 +146,8 @@ func TestCodexTextToolCalls(t *testing.T) {
 				}
 			}
 			p.stop(t)
-			if got := p.srv.Metrics().Snapshot().TextCalls[[2]string{c.recovers, "recovered"}]; got != 1 {
-				t.Errorf("metrics: %d %s calls recovered, want 1 (%v)", got, c.recovers, p.srv.Metrics().Snapshot().TextCalls)
+			if got := p.srv.Metrics().TextCalls[[2]string{c.recovers, "recovered"}]; got != 1 {
+				t.Errorf("metrics: %d %s calls recovered, want 1 (%v)", got, c.recovers, p.srv.Metrics().TextCalls)
 			}
 			t.Logf("codex final message: %s", final)
 		})
@@ -233,8 +233,8 @@ func TestCodexTextToolVariants(t *testing.T) {
 				}
 			}
 			p.stop(t)
-			if got := p.srv.Metrics().Snapshot().TextCalls[[2]string{c.recovers, "recovered"}]; got != 1 {
-				t.Errorf("metrics: %d %s calls recovered, want 1 (%v)", got, c.recovers, p.srv.Metrics().Snapshot().TextCalls)
+			if got := p.srv.Metrics().TextCalls[[2]string{c.recovers, "recovered"}]; got != 1 {
+				t.Errorf("metrics: %d %s calls recovered, want 1 (%v)", got, c.recovers, p.srv.Metrics().TextCalls)
 			}
 			t.Logf("codex final message: %s", final)
 		})

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -99,12 +98,11 @@ func (a *admission) acquireWithin(ctx context.Context) error {
 	return a.sem.Acquire(ctx, 1)
 }
 
-// writePrometheus writes the admission families (none without a bound).
-func (a *admission) writePrometheus(w io.Writer) error {
+// collect writes the admission families (none without a bound).
+func (a *admission) collect(pw *promtext.Writer) {
 	if a == nil || a.sem == nil {
-		return nil
+		return
 	}
-	pw := promtext.NewWriter(w)
 	pw.Gauge("harnessflow_max_streams", "The bound on proxied requests served at once (--max-streams).")
 	pw.Sample("harnessflow_max_streams", uint64(a.max))
 	pw.Gauge("harnessflow_admitted_streams", "Proxied requests holding a slot now.")
@@ -113,5 +111,4 @@ func (a *admission) writePrometheus(w io.Writer) error {
 	pw.Sample("harnessflow_queued_streams_total", a.queued.Load())
 	pw.Counter("harnessflow_rejected_streams_total", "Proxied requests answered 503 because the proxy stayed full for the queue timeout.")
 	pw.Sample("harnessflow_rejected_streams_total", a.rejected.Load())
-	return pw.Flush()
 }

@@ -9,8 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-
-	"github.com/harnessflow/harnessflow/stages/metrics"
 )
 
 // Client authentication (Config.ClientKeys).
@@ -114,11 +112,11 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, keys *keyring) b
 	if ok && keys.accepts(key) {
 		return false
 	}
-	reason, msg := metrics.AuthInvalid, "harnessflow: the API key is not one this proxy accepts"
+	reason, msg := authInvalid, "harnessflow: the API key is not one this proxy accepts"
 	if !ok {
-		reason, msg = metrics.AuthMissing, `harnessflow: missing API key: send "Authorization: Bearer KEY" with a key this proxy accepts`
+		reason, msg = authMissing, `harnessflow: missing API key: send "Authorization: Bearer KEY" with a key this proxy accepts`
 	}
-	s.metrics.ClientAuthFailure(reason)
+	s.proxyMetrics.clientAuthFailure(reason)
 	s.log.LogAttrs(r.Context(), slog.LevelWarn, "harnessflow request refused: client key "+reason,
 		slog.String("method", r.Method), slog.String("path", r.URL.Path))
 	w.Header().Set("WWW-Authenticate", `Bearer realm="harnessflow"`)

@@ -57,7 +57,7 @@ func TestUpstreamErrorCodes(t *testing.T) {
 				if logs := p.logs.String(); !strings.Contains(logs, fmt.Sprintf("upstream_status=%d", c.status)) || !strings.Contains(logs, "outcome=upstream_error") {
 					t.Errorf("logs: %s", logs)
 				}
-				if s := p.srv.Metrics().Snapshot(); s.Started != 1 || s.Failed != 1 {
+				if s := p.srv.Metrics(); s.Started != 1 || s.Failed != 1 {
 					t.Errorf("metrics: started %d, failed %d; want 1, 1", s.Started, s.Failed)
 				}
 			}

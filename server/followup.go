@@ -51,7 +51,7 @@ func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http
 		}
 		next, added := followupRequest(turn.Env.Request, evs)
 		x.rounds++
-		s.metrics.FollowupRound(turn.Spec.Name)
+		s.proxyMetrics.followupRound(turn.Spec.Name)
 		s.log.LogAttrs(ctx, slog.LevelDebug, "harnessflow follow-up round: asking the upstream again",
 			slog.String("path", r.URL.Path), slog.String("harness", turn.Spec.Name),
 			slog.Int("round", round+1), slog.Int("max_rounds", limit), slog.Int("items_appended", added))

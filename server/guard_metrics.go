@@ -1,7 +1,6 @@
 package server
 
 import (
-	"io"
 	"maps"
 	"sync"
 
@@ -25,14 +24,12 @@ func (m *guardMetrics) requestRefused(bound string) {
 	bump(&m.mu, &m.requests, bound)
 }
 
-// writePrometheus writes the guard families.
-func (m *guardMetrics) writePrometheus(w io.Writer) error {
+// collect writes the guard families.
+func (m *guardMetrics) collect(pw *promtext.Writer) {
 	m.mu.Lock()
 	redirects, answers, requests := maps.Clone(m.redirects), maps.Clone(m.answers), maps.Clone(m.requests)
 	m.mu.Unlock()
-	pw := promtext.NewWriter(w)
 	pw.CounterMap("harnessflow_upstream_redirects_total", "Upstream answers with a redirect status, not followed (HTTP 502 upstream_redirect), by request (main or title).", "request", redirects)
 	pw.CounterMap("harnessflow_answers_cut_total", "Upstream answers ended at a bound of what one answer may hold or read, by bound (text, body, compression ratio).", "bound", answers)
 	pw.CounterMap("harnessflow_requests_over_bounds_total", "Client requests refused with HTTP 413 for a request bound, by bound.", "bound", requests)
-	return pw.Flush()
 }

@@ -30,7 +30,7 @@ func TestHostedToolsNotOffered(t *testing.T) {
 			t.Errorf("upstream body offers a hosted tool (or lost exec_command): %s", sent)
 		}
 	}
-	s := p.srv.Metrics().Snapshot()
+	s := p.srv.Metrics()
 	if s.Hosted["web_search"] != 2 || s.Hosted["image_generation"] != 2 || len(s.Hosted) != 2 {
 		t.Errorf("metrics: hosted tools %v, want web_search 2 and image_generation 2", s.Hosted)
 	}
@@ -38,11 +38,7 @@ func TestHostedToolsNotOffered(t *testing.T) {
 	if n := strings.Count(logs, "hosted tool not offered"); n != 2 || !strings.Contains(logs, "tool=web_search") || !strings.Contains(logs, "tool=image_generation") {
 		t.Errorf("logged %d hosted-tool lines, want one per type:\n%s", n, logs)
 	}
-	var prom strings.Builder
-	if err := p.srv.Metrics().WritePrometheus(&prom); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(prom.String(), `harnessflow_hosted_tools_dropped_total{tool="web_search"} 2`) {
-		t.Errorf("/metrics lacks the hosted-tool counter:\n%s", prom.String())
+	if m := metricsText(t, p); !strings.Contains(m, `harnessflow_hosted_tools_dropped_total{tool="web_search"} 2`) {
+		t.Errorf("/metrics lacks the hosted-tool counter:\n%s", m)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/harnessflow/harnessflow/stages/metrics"
 	"github.com/harnessflow/harnessflow/wire/anthropic"
 )
 
@@ -77,7 +76,7 @@ func (s *Server) passThrough(ctx context.Context, w http.ResponseWriter, r *http
 			up.Header.Set(k, v)
 		}
 		start := time.Now()
-		resp, err := s.do(t, up, metrics.RequestMain)
+		resp, err := s.do(t, up, requestMain)
 		if err != nil {
 			x.err = err
 			if r.Context().Err() != nil {

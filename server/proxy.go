@@ -122,10 +122,10 @@ func (s *Server) harnessConfig() harness.Config {
 		Now:           s.cfg.Now,
 		Variants:      s.cfg.Variants,
 		Workspace:     s.cfg.workspace(),
-		Unbridged:     s.metrics.UnbridgedCall,
+		Unbridged:     s.proxyMetrics.unbridgedCall,
 		ToolFormat:    s.cfg.toolFormat(),
 		ToolsInPrompt: s.cfg.ToolsInPrompt,
-		TextCalls:     s.metrics.TextToolCall,
+		TextCalls:     s.proxyMetrics.textToolCall,
 		HostedTool:    s.hostedTool,
 	}
 }
@@ -299,7 +299,7 @@ func (s *Server) send(ctx context.Context, r *http.Request, x *exchange, ex *har
 	if err != nil {
 		return nil, false, failure(http.StatusInternalServerError, "server_error", "", err.Error(), outcomeConfigError, err)
 	}
-	resp, err = s.do(x.target, up, metrics.RequestMain)
+	resp, err = s.do(x.target, up, requestMain)
 	if err != nil {
 		x.err = err
 		if r.Context().Err() != nil {

@@ -433,12 +433,13 @@ type Server struct {
 	client  *http.Client
 	owned   *http.Transport // the transport of a client the server made
 	log     *slog.Logger
-	metrics *metrics.Metrics
+	metrics *metrics.Metrics // what flows through the response graphs, for /metrics
 	mux     *http.ServeMux
 	keys    atomic.Pointer[keyring] // hashes of the client keys in force (Config.ClientKeys, SetClientKeys)
 
 	store        Store        // nil with Config.NoStore (store_resolve.go)
 	storeMetrics storeMetrics // its use, for /metrics
+	proxyMetrics proxyMetrics // what the proxy did around its turns, for /metrics (proxy_metrics.go)
 	guards       guardMetrics // what the proxy refused a peer, for /metrics (guard_metrics.go)
 	storeState   storeState   // its outages and the responses it did not keep (store_health.go)
 
@@ -510,9 +511,6 @@ func New(cfg Config) *Server {
 
 // Handler returns the proxy's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.mux }
-
-// Metrics returns the counters served at /metrics.
-func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
 // CloseIdleConnections closes the idle upstream connections of the
 // server's own client (Serve does it when it returns).

@@ -186,7 +186,7 @@ func TestShutdownGraceOver(t *testing.T) {
 	if d := time.Since(start); d < 200*time.Millisecond || d > 3*time.Second {
 		t.Errorf("Serve returned after %s", d)
 	}
-	snap := s.srv.Metrics().Snapshot()
+	snap := s.srv.Metrics()
 	if snap.Started != 10 || snap.Ended["shutdown"] != 10 || snap.Failures["upstream_truncated"] != 10 {
 		t.Errorf("metrics: started %d, ended %v, failures %v", snap.Started, snap.Ended, snap.Failures)
 	}

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"io"
 	"maps"
-	"net/http"
 	"sync"
 
 	"github.com/harnessflow/harnessflow/internal/promtext"
@@ -57,14 +55,13 @@ func okOr(ok bool, failed string) string {
 	return failed
 }
 
-// writePrometheus writes the store's families: lookups by kind and result,
+// collect writes the store's families: lookups by kind and result,
 // puts by result and, for a MemoryStore, what it holds and what it
 // dropped.
-func (m *storeMetrics) writePrometheus(w io.Writer, store Store, healthy bool) error {
+func (m *storeMetrics) collect(pw *promtext.Writer, store Store, healthy bool) {
 	m.mu.Lock()
 	lookups, puts, unstored, refusals := maps.Clone(m.lookups), maps.Clone(m.puts), maps.Clone(m.notKept), m.refusals
 	m.mu.Unlock()
-	pw := promtext.NewWriter(w)
 	pw.Counter("harnessflow_store_lookups_total", "Response store lookups (previous_response_id, item_reference), by result.")
 	for _, k := range promtext.SortedPairs(lookups) {
 		pw.Sample("harnessflow_store_lookups_total", lookups[k], "kind", k[0], "result", k[1])
@@ -96,16 +93,4 @@ func (m *storeMetrics) writePrometheus(w io.Writer, store Store, healthy bool) e
 		pw.Counter("harnessflow_store_too_large_total", "Responses not kept for being over the store's byte limit alone.")
 		pw.Sample("harnessflow_store_too_large_total", uint64(st.TooLarge))
 	}
-	return pw.Flush()
-}
-
-// serveMetrics serves /metrics: the stream counters, then the store's.
-func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
-	s.metrics.ServeHTTP(w, r)
-	_ = s.storeMetrics.writePrometheus(w, s.store, s.storeState.healthy()) // a failed write means the client went away
-	if s.cfg.Routes != nil {
-		_ = s.routing.writePrometheus(w) // the same
-	}
-	_ = s.admit.writePrometheus(w)
-	_ = s.guards.writePrometheus(w)
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"io"
 	"maps"
 	"net/http"
 	"sync"
@@ -154,12 +153,11 @@ func (m *routeMetrics) reload(ok bool) {
 	bump(&m.mu, &m.reloads, okOr(ok, "refused"))
 }
 
-// writePrometheus writes the routing families.
-func (m *routeMetrics) writePrometheus(w io.Writer) error {
+// collect writes the routing families.
+func (m *routeMetrics) collect(pw *promtext.Writer) {
 	m.mu.Lock()
 	attempts, streams, reloads := maps.Clone(m.attempts), maps.Clone(m.streams), maps.Clone(m.reloads)
 	m.mu.Unlock()
-	pw := promtext.NewWriter(w)
 	pw.Counter("harnessflow_upstream_attempts_total", "Upstream requests of the routed requests, by upstream, model entry and result (a failed attempt before the client got a byte goes on to the next upstream).")
 	for _, k := range promtext.SortedPairs(attempts) {
 		pw.Sample("harnessflow_upstream_attempts_total", attempts[k], "upstream", k[0], "model", k[1], "result", k[2])
@@ -169,5 +167,4 @@ func (m *routeMetrics) writePrometheus(w io.Writer) error {
 		pw.Sample("harnessflow_routed_streams_total", streams[k], "upstream", k[0], "model", k[1], "outcome", k[2])
 	}
 	pw.CounterMap("harnessflow_config_reloads_total", "Configuration reloads, by result (a refused file leaves the running configuration in place).", "result", reloads)
-	return pw.Flush()
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/protocol"
-	"github.com/harnessflow/harnessflow/stages/metrics"
 )
 
 // Upstream timeouts (Config.UpstreamHeaderTimeout, UpstreamIdleTimeout).
@@ -38,11 +37,20 @@ const (
 	DefaultUpstreamIdleTimeout = 300 * time.Second
 )
 
+// Upstream timeout phases: the values of TimeoutError.Phase and of the
+// phase label of harnessflow_upstream_timeouts_total.
+const (
+	// TimeoutHeaders is an upstream that sent no response headers in time.
+	TimeoutHeaders = "headers"
+	// TimeoutIdle is an upstream that sent no byte of its body for too long.
+	TimeoutIdle = "idle"
+)
+
 // TimeoutError is an upstream request the proxy gave up on: no response
-// headers within the header timeout (Phase metrics.TimeoutHeaders), or no
-// byte of the body within the idle timeout (Phase metrics.TimeoutIdle).
+// headers within the header timeout (Phase TimeoutHeaders), or no byte of
+// the body within the idle timeout (Phase TimeoutIdle).
 type TimeoutError struct {
-	// Phase is metrics.TimeoutHeaders or metrics.TimeoutIdle.
+	// Phase is TimeoutHeaders or TimeoutIdle.
 	Phase string
 	// After is the timeout that ran out.
 	After time.Duration
@@ -50,7 +58,7 @@ type TimeoutError struct {
 
 // Error says what the upstream did not do in time.
 func (e *TimeoutError) Error() string {
-	if e.Phase == metrics.TimeoutIdle {
+	if e.Phase == TimeoutIdle {
 		return "the upstream sent nothing for " + e.After.String() + " in the middle of its answer (upstream idle timeout)"
 	}
 	return "the upstream sent no response headers within " + e.After.String() + " (upstream header timeout)"
@@ -80,7 +88,7 @@ func (c Config) idleTimeout() time.Duration {
 }
 
 // do sends an upstream request to t under its timeouts; request is
-// metrics.RequestMain or metrics.RequestTitle, for the timeout counters. A
+// requestMain or requestTitle, for the timeout counters. A
 // header timeout returns a *TimeoutError. The returned body's reads fail
 // with a *TimeoutError when the idle timeout runs out; closing the body
 // releases the request's resources.
@@ -92,7 +100,7 @@ func (s *Server) do(t *target, up *http.Request, request string) (*http.Response
 	}
 	var timer *time.Timer
 	if limit > 0 {
-		timer = time.AfterFunc(limit, func() { cancel(&TimeoutError{Phase: metrics.TimeoutHeaders, After: limit}) })
+		timer = time.AfterFunc(limit, func() { cancel(&TimeoutError{Phase: TimeoutHeaders, After: limit}) })
 	}
 	resp, err := t.client.Do(up.WithContext(ctx))
 	if timer != nil && !timer.Stop() {
@@ -103,7 +111,7 @@ func (s *Server) do(t *target, up *http.Request, request string) (*http.Response
 				resp.Body.Close()
 			}
 			cancel(nil)
-			s.metrics.UpstreamTimeout(te.Phase, request)
+			s.proxyMetrics.upstreamTimeout(te.Phase, request)
 			return nil, te
 		}
 	}
@@ -118,7 +126,7 @@ func (s *Server) do(t *target, up *http.Request, request string) (*http.Response
 		return nil, re
 	}
 	b := &idleBody{body: resp.Body, ctx: ctx, cancel: cancel, after: t.idle, count: func() {
-		s.metrics.UpstreamTimeout(metrics.TimeoutIdle, request)
+		s.proxyMetrics.upstreamTimeout(TimeoutIdle, request)
 	}}
 	if b.after > 0 {
 		b.watch()
@@ -177,7 +185,7 @@ func (b *idleBody) check() {
 	}
 	b.seen = r
 	if b.strikes >= idleChecks {
-		b.cancel(&TimeoutError{Phase: metrics.TimeoutIdle, After: b.after})
+		b.cancel(&TimeoutError{Phase: TimeoutIdle, After: b.after})
 		return
 	}
 	if b.ctx.Err() == nil {

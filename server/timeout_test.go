@@ -139,7 +139,7 @@ func TestIdleTimeoutIgnoresSlowClient(t *testing.T) {
 	if last := terminal(t, evs); last.Name != "response.completed" || count(evs, "response.output_text.delta") != deltas {
 		t.Fatalf("ended with %s after %d deltas", last.Raw[:min(len(last.Raw), 300)], count(evs, "response.output_text.delta"))
 	}
-	if n := srv.Metrics().Snapshot().Timeouts[[2]string{"idle", "main"}]; n != 0 {
+	if n := srv.Metrics().Timeouts[[2]string{"idle", "main"}]; n != 0 {
 		t.Errorf("%d idle timeouts counted", n)
 	}
 }

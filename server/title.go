@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
-	"github.com/harnessflow/harnessflow/stages/metrics"
 )
 
 // titleRequest sends the turn's title request (docs/architecture.md#title-requests: opencode, and
@@ -34,12 +33,12 @@ func (s *Server) titleRequest(ctx context.Context, r *http.Request, t *target, t
 		slog.Duration("duration", time.Since(start)),
 	}
 	if err != nil {
-		s.metrics.TitleRequest(metrics.TitleFailed)
+		s.proxyMetrics.titleRequest(titleFailed)
 		s.log.LogAttrs(r.Context(), slog.LevelWarn, "harnessflow title request failed; the turn goes on",
 			append(attrs, slog.String("error", err.Error()))...)
 		return
 	}
-	s.metrics.TitleRequest(metrics.TitleOK)
+	s.proxyMetrics.titleRequest(titleOK)
 	s.log.LogAttrs(r.Context(), slog.LevelDebug, "harnessflow title request", attrs...)
 }
 
@@ -50,7 +49,7 @@ func (s *Server) sendTitle(ctx context.Context, r *http.Request, t *target, turn
 	if err != nil {
 		return 0, err
 	}
-	resp, err := s.do(t, up, metrics.RequestTitle)
+	resp, err := s.do(t, up, requestTitle)
 	if err != nil {
 		if te, ok := errors.AsType[*TimeoutError](err); ok {
 			return 0, te

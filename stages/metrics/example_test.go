@@ -72,10 +72,4 @@ func Example() {
 	// harnessflow_streams_ended_total{outcome="shutdown"} 0
 	// harnessflow_streams_ended_total{outcome="no_terminal_event"} 0
 	// harnessflow_stream_failures_total{kind="upstream_error"} 1
-	// harnessflow_upstream_timeouts_total{phase="headers",request="main"} 0
-	// harnessflow_upstream_timeouts_total{phase="headers",request="title"} 0
-	// harnessflow_upstream_timeouts_total{phase="idle",request="main"} 0
-	// harnessflow_upstream_timeouts_total{phase="idle",request="title"} 0
-	// harnessflow_client_auth_failures_total{reason="missing"} 0
-	// harnessflow_client_auth_failures_total{reason="invalid"} 0
 }

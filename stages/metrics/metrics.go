@@ -19,7 +19,10 @@
 //	st.End(metrics.OutcomeClientClosed, nil) // counts the end, once
 //
 // A Metrics is safe for concurrent use by any number of runs, in fused and
-// async mode.
+// async mode. It counts only what passes through graphs: the proxy's own
+// counters (title requests, follow-up rounds, timeouts, …) are the
+// server's, which writes this package's families first on its /metrics
+// page through Collect.
 package metrics
 
 import (
@@ -55,20 +58,12 @@ type Metrics struct {
 	other     map[protocol.EventType]uint64 // events of unknown types
 	failures  map[string]uint64             // failed events by error kind
 	runErrors map[string]uint64             // fatal run errors by stage
-	titles    map[string]uint64             // title requests by outcome
-	followups map[string]uint64             // proxy follow-up rounds by harness
-	unbridged map[[2]string]uint64          // unbridged native tool calls by (harness, tool)
-	hosted    map[string]uint64             // hosted tools left out of chat requests, by tool type
-	textCalls map[[2]string]uint64          // text tool-call outcomes by (format, outcome)
-	timeouts  map[[2]string]uint64          // upstream timeouts by (phase, request)
-	authFails map[string]uint64             // rejected client credentials by reason
 }
 
 // New returns empty Metrics.
 func New() *Metrics {
 	return &Metrics{ended: map[string]uint64{}, other: map[protocol.EventType]uint64{}, failures: map[string]uint64{},
-		runErrors: map[string]uint64{}, titles: map[string]uint64{}, followups: map[string]uint64{},
-		unbridged: map[[2]string]uint64{}, hosted: map[string]uint64{}, textCalls: map[[2]string]uint64{}, timeouts: map[[2]string]uint64{}, authFails: map[string]uint64{}}
+		runErrors: map[string]uint64{}}
 }
 
 // Stream outcomes: the values of the outcome label of
@@ -314,60 +309,6 @@ func (m *Metrics) RunError(err error) {
 	m.mu.Unlock()
 }
 
-// Title request outcomes (TitleRequest).
-const (
-	TitleOK     = "ok"
-	TitleFailed = "failed"
-)
-
-// TitleRequest counts one title request the proxy sent before a turn's main
-// request, by outcome (TitleOK or TitleFailed).
-func (m *Metrics) TitleRequest(outcome string) {
-	m.mu.Lock()
-	m.titles[outcome]++
-	m.mu.Unlock()
-}
-
-// FollowupRound counts one follow-up round the proxy ran itself (the
-// upstream asked again with a harness's follow-up message appended), by
-// harness.
-func (m *Metrics) FollowupRound(harness string) {
-	m.mu.Lock()
-	m.followups[harness]++
-	m.mu.Unlock()
-}
-
-// UnbridgedCall counts a call to a harness-native tool that reached the
-// client under its own name because the harness's bridge has no entry for
-// it.
-func (m *Metrics) UnbridgedCall(harness, tool string) {
-	m.mu.Lock()
-	m.unbridged[[2]string{harness, tool}]++
-	m.mu.Unlock()
-}
-
-// HostedToolDropped counts a hosted tool (web_search, image_generation, …)
-// left out of an upstream request because neither the upstream nor the
-// client runs it (docs/request-shaping.md#hosted-tools), by tool type. It
-// reports whether this is the first time for that type, so that the caller
-// logs it once.
-func (m *Metrics) HostedToolDropped(toolType string) (first bool) {
-	m.mu.Lock()
-	first = m.hosted[toolType] == 0
-	m.hosted[toolType]++
-	m.mu.Unlock()
-	return first
-}
-
-// TextToolCall counts one outcome of tool-call recovery from text
-// (stages/textcall: recovered, unknown_tool, malformed, native_won) for
-// the format that produced it.
-func (m *Metrics) TextToolCall(format, outcome string) {
-	m.mu.Lock()
-	m.textCalls[[2]string{format, outcome}]++
-	m.mu.Unlock()
-}
-
 // Node returns the per-stream counting node (Name): a pass-through
 // Stage[protocol.ResponseEvent, protocol.ResponseEvent] counting events by
 // type, delta bytes, and streams by outcome (completed, failed with the
@@ -523,47 +464,6 @@ func (m *Metrics) end(outcome, kind string) {
 	m.mu.Unlock()
 }
 
-// Upstream timeout phases (UpstreamTimeout).
-const (
-	// TimeoutHeaders is an upstream that sent no response headers in time.
-	TimeoutHeaders = "headers"
-	// TimeoutIdle is an upstream that sent no byte of its body for too long.
-	TimeoutIdle = "idle"
-)
-
-// Upstream request kinds (UpstreamTimeout).
-const (
-	// RequestMain is a turn's main request.
-	RequestMain = "main"
-	// RequestTitle is the title request sent before a turn's main request.
-	RequestTitle = "title"
-)
-
-// UpstreamTimeout counts an upstream request the proxy gave up on, by
-// phase (TimeoutHeaders, TimeoutIdle) and request kind (RequestMain,
-// RequestTitle).
-func (m *Metrics) UpstreamTimeout(phase, request string) {
-	m.mu.Lock()
-	m.timeouts[[2]string{phase, request}]++
-	m.mu.Unlock()
-}
-
-// Client credential rejections (ClientAuthFailure).
-const (
-	// AuthMissing is a request without a bearer key.
-	AuthMissing = "missing"
-	// AuthInvalid is a request whose bearer key is not an accepted one.
-	AuthInvalid = "invalid"
-)
-
-// ClientAuthFailure counts a request the proxy refused for its client
-// credentials, by reason (AuthMissing, AuthInvalid).
-func (m *Metrics) ClientAuthFailure(reason string) {
-	m.mu.Lock()
-	m.authFails[reason]++
-	m.mu.Unlock()
-}
-
 // NodeSnapshot is the totals of one node of one graph.
 type NodeSnapshot struct {
 	Graph, Node string
@@ -586,13 +486,6 @@ type Snapshot struct {
 	Unended    uint64                        // streams whose input ended without either (Ended[OutcomeNoTerminal])
 	Failures   map[string]uint64             // failed streams by error kind
 	RunErrors  map[string]uint64             // fatal run errors by stage
-	Titles     map[string]uint64             // title requests by outcome
-	Followups  map[string]uint64             // proxy follow-up rounds by harness
-	Unbridged  map[[2]string]uint64          // unbridged tool calls by (harness, tool)
-	Hosted     map[string]uint64             // hosted tools left out of upstream requests, by tool type
-	TextCalls  map[[2]string]uint64          // text tool-call outcomes by (format, outcome)
-	Timeouts   map[[2]string]uint64          // upstream timeouts by (phase, request)
-	AuthFails  map[string]uint64             // rejected client credentials by reason
 }
 
 // Snapshot returns the current totals.
@@ -631,13 +524,6 @@ func (m *Metrics) Snapshot() Snapshot {
 	maps.Copy(s.Events, m.other)
 	s.Failures = maps.Clone(m.failures)
 	s.RunErrors = maps.Clone(m.runErrors)
-	s.Titles = maps.Clone(m.titles)
-	s.Followups = maps.Clone(m.followups)
-	s.Unbridged = maps.Clone(m.unbridged)
-	s.Hosted = maps.Clone(m.hosted)
-	s.TextCalls = maps.Clone(m.textCalls)
-	s.Timeouts = maps.Clone(m.timeouts)
-	s.AuthFails = maps.Clone(m.authFails)
 	m.mu.Unlock()
 	return s
 }
@@ -645,8 +531,19 @@ func (m *Metrics) Snapshot() Snapshot {
 // WritePrometheus writes the counters in the Prometheus text exposition
 // format (version 0.0.4), in a stable order.
 func (m *Metrics) WritePrometheus(w io.Writer) error {
-	s := m.Snapshot()
 	pw := promtext.NewWriter(w)
+	m.Collect(pw)
+	return pw.Flush()
+}
+
+// Collect writes the counters' families into pw, in a stable order, for a
+// page that holds other families too (the proxy's /metrics puts these
+// first). A nil pw writes nothing.
+func (m *Metrics) Collect(pw *promtext.Writer) {
+	if pw == nil {
+		return
+	}
+	s := m.Snapshot()
 	nodeFamily := func(name, help string, val func(NodeSnapshot) uint64) {
 		pw.Counter(name, help)
 		for _, n := range s.Nodes {
@@ -682,28 +579,6 @@ func (m *Metrics) WritePrometheus(w io.Writer) error {
 	}
 	pw.CounterMap("harnessflow_stream_failures_total", "Failed response streams (outcome failed or shutdown) by error kind.", "kind", s.Failures)
 	pw.CounterMap("harnessflow_run_errors_total", "Runs stopped by a fatal error, by stage.", "stage", s.RunErrors)
-	pw.CounterMap("harnessflow_title_requests_total", "Title requests sent before a turn's main request, by outcome.", "outcome", s.Titles)
-	pw.CounterMap("harnessflow_followup_rounds_total", "Follow-up rounds the proxy ran itself (--followups proxy), by harness.", "harness", s.Followups)
-	pw.Counter("harnessflow_unbridged_tool_calls_total", "Calls to harness-native tools sent to the client without a bridge, by harness and tool.")
-	for _, k := range promtext.SortedPairs(s.Unbridged) {
-		pw.Sample("harnessflow_unbridged_tool_calls_total", s.Unbridged[k], "harness", k[0], "tool", k[1])
-	}
-	pw.CounterMap("harnessflow_hosted_tools_dropped_total", "Hosted tools (web_search, image_generation, ...) left out of upstream requests because neither the upstream nor the client runs them, by tool type.", "tool", s.Hosted)
-	pw.Counter("harnessflow_text_tool_calls_total", "Tool calls recovered from the text of chat answers, and markup given back as text, by format and outcome.")
-	for _, k := range promtext.SortedPairs(s.TextCalls) {
-		pw.Sample("harnessflow_text_tool_calls_total", s.TextCalls[k], "format", k[0], "outcome", k[1])
-	}
-	pw.Counter("harnessflow_upstream_timeouts_total", "Upstream requests given up on: no response headers in time (phase=headers) or no body byte for too long (phase=idle), by request (main or title).")
-	for _, phase := range [...]string{TimeoutHeaders, TimeoutIdle} {
-		for _, req := range [...]string{RequestMain, RequestTitle} {
-			pw.Sample("harnessflow_upstream_timeouts_total", s.Timeouts[[2]string{phase, req}], "phase", phase, "request", req)
-		}
-	}
-	pw.Counter("harnessflow_client_auth_failures_total", "Requests refused for their client credentials, by reason (missing or invalid key).")
-	for _, reason := range [...]string{AuthMissing, AuthInvalid} {
-		pw.Sample("harnessflow_client_auth_failures_total", s.AuthFails[reason], "reason", reason)
-	}
-	return pw.Flush()
 }
 
 // ServeHTTP serves WritePrometheus, for a /metrics endpoint.

@@ -183,51 +183,6 @@ func TestPrometheus(t *testing.T) {
 	}
 }
 
-// The proxy's own counters: title requests, follow-up rounds, unbridged
-// tool calls — safe for concurrent use, sorted, escaped.
-func TestProxyCounters(t *testing.T) {
-	m := metrics.New()
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			m.TitleRequest(metrics.TitleOK)
-			m.FollowupRound("pi")
-			m.UnbridgedCall("opencode", "read")
-		})
-	}
-	wg.Wait()
-	m.TitleRequest(metrics.TitleFailed)
-	m.FollowupRound("kimi-cli")
-	m.UnbridgedCall("opencode", "glob")
-	m.UnbridgedCall("a\"b", "t")
-	s := m.Snapshot()
-	if diff := cmp.Diff(map[string]uint64{"ok": 4, "failed": 1}, s.Titles); diff != "" {
-		t.Errorf("titles (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(map[string]uint64{"pi": 4, "kimi-cli": 1}, s.Followups); diff != "" {
-		t.Errorf("follow-ups (-want +got):\n%s", diff)
-	}
-	if s.Unbridged[[2]string{"opencode", "read"}] != 4 || len(s.Unbridged) != 3 {
-		t.Errorf("unbridged %v", s.Unbridged)
-	}
-	var buf strings.Builder
-	if err := m.WritePrometheus(&buf); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"harnessflow_title_requests_total{outcome=\"failed\"} 1\nharnessflow_title_requests_total{outcome=\"ok\"} 4\n",
-		"harnessflow_followup_rounds_total{harness=\"kimi-cli\"} 1\nharnessflow_followup_rounds_total{harness=\"pi\"} 4\n",
-		"# TYPE harnessflow_unbridged_tool_calls_total counter\n" +
-			"harnessflow_unbridged_tool_calls_total{harness=\"a\\\"b\",tool=\"t\"} 1\n" +
-			"harnessflow_unbridged_tool_calls_total{harness=\"opencode\",tool=\"glob\"} 1\n" +
-			"harnessflow_unbridged_tool_calls_total{harness=\"opencode\",tool=\"read\"} 4\n",
-	} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("no %q in\n%s", want, buf.String())
-		}
-	}
-}
-
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("closed") }
@@ -303,32 +258,6 @@ func TestTrackedStreams(t *testing.T) {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("no %q in\n%s", want, buf.String())
 		}
-	}
-}
-
-// Upstream timeouts and client credential rejections, every label pair
-// printed (zeros too) so dashboards see the series from the start.
-func TestTimeoutAndAuthCounters(t *testing.T) {
-	m := metrics.New()
-	m.UpstreamTimeout(metrics.TimeoutHeaders, metrics.RequestMain)
-	m.UpstreamTimeout(metrics.TimeoutIdle, metrics.RequestTitle)
-	m.UpstreamTimeout(metrics.TimeoutIdle, metrics.RequestTitle)
-	m.ClientAuthFailure(metrics.AuthInvalid)
-	s := m.Snapshot()
-	if s.Timeouts[[2]string{"idle", "title"}] != 2 || s.Timeouts[[2]string{"headers", "main"}] != 1 || s.AuthFails["invalid"] != 1 {
-		t.Errorf("snapshot %+v %+v", s.Timeouts, s.AuthFails)
-	}
-	var buf strings.Builder
-	if err := m.WritePrometheus(&buf); err != nil {
-		t.Fatal(err)
-	}
-	want := "harnessflow_upstream_timeouts_total{phase=\"headers\",request=\"main\"} 1\n" +
-		"harnessflow_upstream_timeouts_total{phase=\"headers\",request=\"title\"} 0\n" +
-		"harnessflow_upstream_timeouts_total{phase=\"idle\",request=\"main\"} 0\n" +
-		"harnessflow_upstream_timeouts_total{phase=\"idle\",request=\"title\"} 2\n"
-	if !strings.Contains(buf.String(), want) ||
-		!strings.Contains(buf.String(), "harnessflow_client_auth_failures_total{reason=\"missing\"} 0\nharnessflow_client_auth_failures_total{reason=\"invalid\"} 1\n") {
-		t.Errorf("prometheus:\n%s", buf.String())
 	}
 }
 
