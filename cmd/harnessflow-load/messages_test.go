@@ -33,8 +33,8 @@ func TestLoadRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errOut, c.lines)
 		}
 	}
-	_, _, help := cli(t, "--help")
-	if strings.Contains(help, "-1ns") || !strings.Contains(help, "-ramp D") || !strings.Contains(help, "-bin BINARY") {
+	code, _, help := cli(t, "--help")
+	if code != exitOK || !strings.HasPrefix(help, "Usage: harnessflow-load ") || strings.Count(help, "\n") < 4 || strings.Contains(help, "-1ns") || !strings.Contains(help, "-ramp D") || !strings.Contains(help, "-bin BINARY") {
 		t.Errorf("--help:\n%s", help)
 	}
 }

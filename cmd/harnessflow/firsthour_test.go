@@ -157,7 +157,7 @@ func TestUsageErrorsNameTheProblem(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2, %q and a short usage", c.args, code, errOut, c.want)
 		}
 	}
-	for _, cmd := range [][]string{{"harnesses"}, {"translate"}, {"shape"}, {"parse"}, {"graph"}, {"serve"}, {"mock-upstream"}, {"bench"}, {"bench", "proxy"}} {
+	for _, cmd := range [][]string{{"harnesses"}, {"translate"}, {"shape"}, {"parse"}, {"graph"}, {"serve"}, {"mock-upstream"}, {"bench"}} {
 		code, _, errOut := cli(t, "", append(cmd, "--help")...)
 		if code != exitOK || !strings.HasPrefix(errOut, "Usage: harnessflow "+strings.Join(cmd, " ")) || strings.Count(errOut, "\n") < 4 {
 			t.Errorf("%v --help: exit %d, %q", cmd, code, errOut)
