@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkDecodeRequest measures protocol.DecodeRequest, the first thing the
-// proxy does with every request: a one-message request (what `bench proxy`
+// proxy does with every request: a one-message request (what `harnessflow-load`
 // sends) and Codex-shaped requests with a 20 KB base prompt and histories of
 // 50 and 2,000 items. encoding-json is a peer for scale only: decoding the
 // same body into a generic any.

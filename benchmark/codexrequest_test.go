@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/benchmark"
+	"github.com/harnessflow/harnessflow/loadtest"
 	"github.com/harnessflow/harnessflow/protocol"
 )
 
@@ -16,7 +17,7 @@ func TestCodexRequest(t *testing.T) {
 	for _, tc := range []struct {
 		model  string
 		stream bool
-	}{{"bench", true}, {benchmark.WarmupModel, false}} {
+	}{{"bench", true}, {loadtest.WarmupModel, false}} {
 		b, err := benchmark.CodexRequest(tc.model, tc.stream)
 		if err != nil {
 			t.Fatal(err)

@@ -239,7 +239,7 @@ func (res *Result) markdown(b *bytes.Buffer, wide bool) (clamped bool) {
 		row("**sum of the rows above**", "", res.SumOfStages)
 	}
 	row("**end to end**", "", res.EndToEnd)
-	writeTable(b, header, align, rows)
+	WriteTable(b, header, align, rows)
 	for _, n := range notes {
 		fmt.Fprintf(b, "\n\\* %s: %s.", strings.Join(noted[n], ", "), n)
 	}
@@ -306,7 +306,7 @@ func (res *Result) markdown(b *bytes.Buffer, wide bool) (clamped bool) {
 			}
 			rows = append(rows, append(cells, same))
 		}
-		writeTable(b, header, align, rows)
+		WriteTable(b, header, align, rows)
 		if !wide {
 			var descs []string
 			for _, p := range res.Peers {
@@ -426,8 +426,10 @@ func formatBytes(n int) string {
 	return fmt.Sprintf("%.1f kB", float64(n)/1e3)
 }
 
-// writeTable writes a Markdown table; pipes in cells are escaped.
-func writeTable(b *bytes.Buffer, header, align []string, rows [][]string) {
+// WriteTable writes a Markdown table to b: the header, the alignment row
+// ("---", "--:", …) and the rows; pipes in cells are escaped. The proxy
+// load test's report (package loadtest) writes its table with it too.
+func WriteTable(b *bytes.Buffer, header, align []string, rows [][]string) {
 	line := func(cells []string) {
 		b.WriteString("|")
 		for _, c := range cells {

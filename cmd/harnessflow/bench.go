@@ -16,18 +16,6 @@ import (
 	"github.com/harnessflow/harnessflow/protocol"
 )
 
-// benchSubcommands are the commands under `harnessflow bench` that measure
-// something other than a graph (a proxy under load, say). `bench` alone,
-// or followed by flags, measures a harness's graph.
-func benchSubcommands() map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) int{
-		"proxy": runBenchProxy,
-		// The processes bench proxy starts (not for users: undocumented).
-		"proxy-upstream":    runBenchProxyUpstream,
-		"proxy-passthrough": runBenchProxyPassThrough,
-	}
-}
-
 // benchSynopsis is the short usage of bench.
 const benchSynopsis = "Usage: harnessflow bench [--harness NAME] [--wire chat|messages|responses] [--direction response|request]"
 
@@ -36,10 +24,9 @@ const benchSynopsis = "Usage: harnessflow bench [--harness NAME] [--wire chat|me
 // corpus per stage and end to end, fused and async, next to the official
 // SDK's accumulator on the same bytes.
 func runBench(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		if sub, ok := benchSubcommands()[args[0]]; ok {
-			return sub(ctx, args[1:], stdin, stdout, stderr)
-		}
+	if len(args) > 0 && args[0] == "proxy" {
+		// The proxy load test was `bench proxy`; it is a command of its own.
+		return fail(stderr, "bench proxy", exitUsage, "the proxy load test is its own command now: harnessflow-load (go run ./cmd/harnessflow-load --help)")
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -70,14 +57,14 @@ func runBench(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(w, "events/s, MB/s, ns/event and allocations/event, fused and async side by side, and the official")
 		fmt.Fprintln(w, "SDK's accumulator on the same bytes in the same run. Prints a Markdown table (or JSON). A corpus")
 		fmt.Fprintln(w, "directory contributes its .sse files of --wire; files of another wire are skipped and named.")
-		fmt.Fprintln(w, "harnessflow bench proxy measures serve under load instead (see harnessflow bench proxy --help).")
+		fmt.Fprintln(w, "The command harnessflow-load measures serve under load instead (see harnessflow-load --help).")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, benchSynopsis, args); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
-		return usageError(stderr, "bench", benchSynopsis, "unexpected argument %q (bench takes flags only; bench proxy is the only subcommand)", fs.Arg(0))
+		return usageError(stderr, "bench", benchSynopsis, "unexpected argument %q (bench takes flags only)", fs.Arg(0))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

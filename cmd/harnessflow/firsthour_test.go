@@ -35,7 +35,6 @@ func TestUnknownHarnessRefusedEverywhere(t *testing.T) {
 		{[]string{"translate", "--wire", "chat", "--harness", "kimi_cli", stream}, "harnessflow translate: --harness: " + unknown},
 		{[]string{"translate", "--wire", "chat", "--harness", "kimi_cli", "--request", req, stream}, "harnessflow translate: --harness: " + unknown},
 		{[]string{"bench", "--harness", "kimi_cli", "--iterations", "1"}, "harnessflow bench: --harness: " + unknown},
-		{[]string{"bench", "proxy", "--harness", "kimi_cli"}, "harnessflow bench proxy: --harness: " + unknown},
 		{[]string{"graph", "kimi_cli"}, "harnessflow graph: " + unknown},
 		{[]string{"parse", "--harness", "kimi_cli"}, "harnessflow parse: --harness: " + unknown},
 		{[]string{"shape", "--wire", "chat", "--harness", "nosuch", req}, `harnessflow shape: --harness: unknown harness "nosuch" (available: ` + strings.Join(harnessNames(), ", ") + ")"},
@@ -147,9 +146,8 @@ func TestUsageErrorsNameTheProblem(t *testing.T) {
 		{[]string{"serve", "extra"}, `harnessflow serve: unexpected argument "extra" (this command takes none)`},
 		{[]string{"serve", "--nope"}, "harnessflow serve: unknown flag --nope"},
 		{[]string{"mock-upstream", "extra"}, `harnessflow mock-upstream: unexpected argument "extra" (this command takes none)`},
-		{[]string{"bench", "extra"}, `harnessflow bench: unexpected argument "extra" (bench takes flags only; bench proxy is the only subcommand)`},
+		{[]string{"bench", "extra"}, `harnessflow bench: unexpected argument "extra" (bench takes flags only)`},
 		{[]string{"bench", "--iterations", "x"}, `harnessflow bench: invalid value "x" for flag --iterations: parse error`},
-		{[]string{"bench", "proxy", "extra"}, `harnessflow bench proxy: unexpected argument "extra" (this command takes none)`},
 		{[]string{"version", "extra"}, `harnessflow version: unexpected argument "extra" (this command takes none)`},
 	}
 	for _, c := range cases {
@@ -159,7 +157,7 @@ func TestUsageErrorsNameTheProblem(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2, %q and a short usage", c.args, code, errOut, c.want)
 		}
 	}
-	for _, cmd := range [][]string{{"harnesses"}, {"translate"}, {"shape"}, {"parse"}, {"graph"}, {"serve"}, {"mock-upstream"}, {"bench"}, {"bench", "proxy"}} {
+	for _, cmd := range [][]string{{"harnesses"}, {"translate"}, {"shape"}, {"parse"}, {"graph"}, {"serve"}, {"mock-upstream"}, {"bench"}} {
 		code, _, errOut := cli(t, "", append(cmd, "--help")...)
 		if code != exitOK || !strings.HasPrefix(errOut, "Usage: harnessflow "+strings.Join(cmd, " ")) || strings.Count(errOut, "\n") < 4 {
 			t.Errorf("%v --help: exit %d, %q", cmd, code, errOut)
@@ -213,7 +211,8 @@ func TestPortInUseSuggestsListen(t *testing.T) {
 
 // bench: --iterations 0 and a short --chunks are refused; a corpus
 // directory contributes only the streams of --wire (the others named); a
-// file of another wire is refused; bench proxy shows no "(default -1ns)".
+// file of another wire is refused; bench proxy, now a command of its own,
+// is pointed at in one line.
 func TestBenchRefusals(t *testing.T) {
 	streams := filepath.Join("..", "..", "testdata", "streams")
 	for _, c := range []struct {
@@ -241,11 +240,13 @@ func TestBenchRefusals(t *testing.T) {
 		!strings.Contains(out, "("+chat+" chat stream(s))") || !strings.Contains(out, chat+" input(s)") {
 		t.Errorf("mixed corpus: stderr %q\n%s", errOut, out)
 	}
-	_, _, help := cli(t, "", "bench", "proxy", "--help")
-	if strings.Contains(help, "-1ns") || !strings.Contains(help, "-ramp D") {
-		t.Errorf("bench proxy --help:\n%s", help)
+	for _, args := range [][]string{{"bench", "proxy"}, {"bench", "proxy", "--streams", "1000"}} {
+		code, out, errOut := cli(t, "", args...)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "harnessflow-load") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line naming harnessflow-load", args, code, out, errOut)
+		}
 	}
-	_, _, help = cli(t, "", "bench", "--help")
+	_, _, help := cli(t, "", "bench", "--help")
 	if strings.Contains(help, "-chunks go test") || !strings.Contains(help, "at least 200") || !strings.Contains(help, "-wide") {
 		t.Errorf("bench --help:\n%s", help)
 	}

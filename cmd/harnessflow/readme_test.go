@@ -15,9 +15,9 @@ import (
 var internalFlags = map[string]string{}
 
 // helpCommands are the commands whose --help the README must cover (the
-// processes `bench proxy` starts are not for users and are left out).
+// load tester, harnessflow-load, checks its own in cmd/harnessflow-load).
 var helpCommands = [][]string{
-	{"translate"}, {"shape"}, {"parse"}, {"graph"}, {"harnesses"}, {"serve"}, {"mock-upstream"}, {"bench"}, {"bench", "proxy"}, {"version"}, {"healthcheck"},
+	{"translate"}, {"shape"}, {"parse"}, {"graph"}, {"harnesses"}, {"serve"}, {"mock-upstream"}, {"bench"}, {"version"}, {"healthcheck"},
 }
 
 // Every flag that a command's --help lists appears in README.md as

@@ -51,7 +51,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		"end a stream with response.failed when the upstream sends nothing for `D` mid-answer (0: no limit; the default is Codex CLI's own stream idle timeout)")
 	grace := fs.Duration("shutdown-grace", server.DefaultShutdownGrace,
 		"on SIGTERM or SIGINT, let the streams in flight finish for up to `D`, then end them with response.failed (0: at once; a second signal: at once)")
-	maxStreams := fs.Int("max-streams", 0, "serve at most `N` requests at once (0: no bound); one over the bound waits --queue-timeout for a slot, then gets HTTP 503 with Retry-After (size it at about 70% of the saturation point bench proxy finds)")
+	maxStreams := fs.Int("max-streams", 0, "serve at most `N` requests at once (0: no bound); one over the bound waits --queue-timeout for a slot, then gets HTTP 503 with Retry-After (size it at about 70% of the saturation point harnessflow-load finds)")
 	queueTimeout := fs.Duration("queue-timeout", server.DefaultQueueTimeout, "with --max-streams, how long a request over the bound waits for a slot before its 503 (`D`; 0: no wait)")
 	clientKeysEnv := fs.String("client-keys-env", "", "require clients to send \"Authorization: Bearer KEY\" with a key listed (comma or newline separated) in environment variable `NAME`")
 	clientKeysFile := fs.String("client-keys-file", "", "like --client-keys-env, with the keys in `FILE` (one per line or comma separated; # starts a comment line)")

@@ -36,7 +36,7 @@ func Order() []Layer {
 		{"harnesses", []string{"harness/..."}},
 		{"harness set", []string{"harness/all/..."}},
 		{"services", []string{"serveconfig/...", "upstream/...", "server/...", "calibrate/..."}},
-		{"tooling", []string{"scripted/...", "benchmark/..."}},
+		{"tooling", []string{"scripted/...", "benchmark/...", "loadtest/..."}},
 		{"commands", []string{"cmd/...", "bench/...", "e2e/...", "scripts/...", "internal/codecgen/..."}},
 	}
 }

@@ -1,4 +1,4 @@
-package benchmark
+package loadtest
 
 import (
 	"bytes"
@@ -10,11 +10,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/harnessflow/harnessflow/benchmark"
 	"github.com/harnessflow/harnessflow/benchmark/chart"
 )
 
-// Target names of `harnessflow bench proxy` that Compare relates the others
-// to.
+// Target names of a load run (`harnessflow-load`) that Compare relates the
+// others to.
 const (
 	// TargetDirect is the upstream reached without a proxy.
 	TargetDirect = "direct"
@@ -38,14 +39,14 @@ type ProxyGoals struct {
 // DefaultProxyGoals are the goals the proxy is held to at 2,000 streams.
 var DefaultProxyGoals = ProxyGoals{AddedP99MS: 1, VsPassThrough: 1.5, CPUPerDeltaUS: 5, BytesPerStream: 64 << 10}
 
-// ProxyReport is what `harnessflow bench proxy` prints.
+// ProxyReport is what `harnessflow-load` prints.
 type ProxyReport struct {
 	// Title heads the Markdown and the chart.
 	Title string `json:"title"`
 	// Command is the command line that made the report.
 	Command string `json:"command,omitempty"`
 	// Machine is where it was measured.
-	Machine Machine `json:"machine"`
+	Machine benchmark.Machine `json:"machine"`
 	// Setup describes the load: the stream's deltas and interval, the
 	// rounds per client, the ramp, the processes.
 	Setup []string `json:"setup,omitempty"`
@@ -90,7 +91,7 @@ func (r *ProxyReport) WriteJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(r); err != nil {
-		return fmt.Errorf("benchmark: write JSON: %w", err)
+		return fmt.Errorf("loadtest: write JSON: %w", err)
 	}
 	return nil
 }
@@ -170,7 +171,7 @@ func (r *ProxyReport) WriteMarkdown(w io.Writer) error {
 		}
 		rows = append(rows, row)
 	}
-	writeTable(&b, header, align, rows)
+	benchmark.WriteTable(&b, header, align, rows)
 	for _, run := range r.Runs {
 		if run.FirstError != "" {
 			fmt.Fprintf(&b, "\nFirst error of %s at N = %d: %s\n", run.Target, run.Streams, run.FirstError)
@@ -348,7 +349,7 @@ func (r *ProxyReport) SVG() ([]byte, error) {
 	}
 	d1, err := lat.Render()
 	if err != nil {
-		return nil, fmt.Errorf("benchmark: latency chart: %w", err)
+		return nil, fmt.Errorf("loadtest: latency chart: %w", err)
 	}
 	d2, err := added.Render()
 	if err != nil {

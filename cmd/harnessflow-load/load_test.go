@@ -3,21 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/harnessflow/harnessflow/benchmark"
+	"github.com/harnessflow/harnessflow/loadtest"
 )
 
-func TestBenchProxyUsage(t *testing.T) {
+func TestLoadUsage(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
@@ -34,21 +30,20 @@ func TestBenchProxyUsage(t *testing.T) {
 		{[]string{"--request", "/nonexistent/request.json"}, "--request"},
 		{[]string{"extra"}, "unexpected argument"},
 	} {
-		code, _, errOut := cli(t, "", append([]string{"bench", "proxy"}, c.args...)...)
+		code, _, errOut := cli(t, c.args...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
-			t.Errorf("bench proxy %v: exit %d, %q; want %d and %q", c.args, code, errOut, exitUsage, c.want)
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errOut, exitUsage, c.want)
 		}
 	}
 }
 
-func TestBenchProxyProcessesStayOnLoopback(t *testing.T) {
+func TestLoadProcessesStayOnLoopback(t *testing.T) {
 	for _, args := range [][]string{
-		{"bench", "proxy-upstream", "--listen", "0.0.0.0:0"},
-		{"bench", "proxy-passthrough", "--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:1"},
-		{"bench", "proxy-passthrough", "--upstream", "http://10.1.2.3:80"},
-		{"serve", "--debug-addr", "0.0.0.0:0", "--listen", "127.0.0.1:0"},
+		{"upstream", "--listen", "0.0.0.0:0"},
+		{"passthrough", "--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:1"},
+		{"passthrough", "--upstream", "http://10.1.2.3:80"},
 	} {
-		code, _, errOut := cli(t, "", args...)
+		code, _, errOut := cli(t, args...)
 		if code != exitUsage || !strings.Contains(errOut, "loopback") {
 			t.Errorf("%v: exit %d, %q; want a usage error about loopback", args, code, errOut)
 		}
@@ -80,14 +75,14 @@ func children(t *testing.T) []string {
 	return out
 }
 
-func TestBenchProxy(t *testing.T) {
+func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and starts processes")
 	}
 	bin := buildHarnessflow(t)
 	svg := filepath.Join(t.TempDir(), "proxy.svg")
 	prof := filepath.Join(t.TempDir(), "profiles")
-	code, out, errOut := cli(t, "", "bench", "proxy", "--bin", bin, "--streams", "2,4", "--events", "3", "--interval", "2ms",
+	code, out, errOut := cli(t, "--bin", bin, "--streams", "2,4", "--events", "3", "--interval", "2ms",
 		"--rounds", "2", "--svg", svg, "--profile", prof, "--profile-seconds", "1")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -123,12 +118,12 @@ func TestBenchProxy(t *testing.T) {
 		t.Errorf("processes left running: %v", left)
 	}
 
-	code, out, errOut = cli(t, "", "bench", "proxy", "--bin", bin, "--streams", "3", "--events", "2", "--interval", "1ms",
+	code, out, errOut = cli(t, "--bin", bin, "--streams", "3", "--events", "2", "--interval", "1ms",
 		"--targets", "native,direct", "--json")
 	if code != exitOK {
 		t.Fatalf("JSON run: exit %d: %s", code, errOut)
 	}
-	var report benchmark.ProxyReport
+	var report loadtest.ProxyReport
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
@@ -141,12 +136,12 @@ func TestBenchProxy(t *testing.T) {
 	}
 
 	// The inbound targets: a Chat Completions and a Messages client of serve.
-	code, out, errOut = cli(t, "", "bench", "proxy", "--bin", bin, "--streams", "2", "--events", "2", "--interval", "1ms",
+	code, out, errOut = cli(t, "--bin", bin, "--streams", "2", "--events", "2", "--interval", "1ms",
 		"--targets", "messages-inbound,chat-inbound", "--json")
 	if code != exitOK {
 		t.Fatalf("inbound run: exit %d: %s", code, errOut)
 	}
-	report = benchmark.ProxyReport{}
+	report = loadtest.ProxyReport{}
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
@@ -179,75 +174,4 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func TestDebugHandler(t *testing.T) {
-	ts := httptest.NewServer(debugHandler())
-	defer ts.Close()
-	get := func(path string) (int, []byte) {
-		t.Helper()
-		resp, err := http.Get(ts.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, b
-	}
-	code, body := get("/debug/runtime")
-	var st benchmark.RuntimeStats
-	if err := json.Unmarshal(body, &st); code != http.StatusOK || err != nil || st.Goroutines == 0 || st.HeapObjects == 0 || st.GOMAXPROCS == 0 {
-		t.Errorf("/debug/runtime: %d %s (%v)", code, body, err)
-	}
-	if code, body := get("/debug/pprof/heap"); code != http.StatusOK || len(body) < 2 || body[0] != 0x1f || body[1] != 0x8b {
-		t.Errorf("/debug/pprof/heap: %d, %d bytes (want a gzipped profile)", code, len(body))
-	}
-	if code, body := get("/debug/pprof/goroutine?debug=1"); code != http.StatusOK || !strings.Contains(string(body), "goroutine profile:") {
-		t.Errorf("/debug/pprof/goroutine?debug=1: %d %.80s", code, body)
-	}
-	if code, body := get("/debug/pprof/profile?seconds=1"); code != http.StatusOK || len(body) < 2 || body[0] != 0x1f {
-		t.Errorf("/debug/pprof/profile: %d, %d bytes", code, len(body))
-	}
-	if code, _ := get("/debug/pprof/profile?seconds=0"); code != http.StatusBadRequest {
-		t.Errorf("seconds=0: %d", code)
-	}
-	if code, _ := get("/debug/pprof/no-such-profile"); code != http.StatusNotFound {
-		t.Errorf("unknown profile: %d", code)
-	}
-	if code, body := get("/debug/pprof/"); code != http.StatusOK || !strings.Contains(string(body), "/debug/pprof/heap") {
-		t.Errorf("index: %d %s", code, body)
-	}
-}
-
-var debugURLRE = regexp.MustCompile(`debug endpoints on (http://127\.0\.0\.1:\d+)`)
-
-func TestServeDebugAddr(t *testing.T) {
-	r := start(t, runServe, "--listen", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0")
-	r.address(t)
-	var debug string
-	deadline := time.Now().Add(10 * time.Second)
-	for debug == "" && time.Now().Before(deadline) {
-		if m := debugURLRE.FindStringSubmatch(r.stdout.String()); m != nil {
-			debug = m[1]
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if debug == "" {
-		t.Fatalf("no debug address printed: %s", r.stdout.String())
-	}
-	client := &http.Client{Transport: &http.Transport{}}
-	defer client.CloseIdleConnections()
-	resp, err := client.Get(debug + "/debug/runtime")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var st benchmark.RuntimeStats
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || st.Goroutines == 0 {
-		t.Errorf("runtime stats: %+v, %v", st, err)
-	}
-	client.CloseIdleConnections()
-	if code := r.stop(t); code != exitOK {
-		t.Errorf("serve exited with %d: %s", code, r.stderr.String())
-	}
 }

@@ -1,4 +1,4 @@
-package benchmark
+package loadtest
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harnessflow/harnessflow/benchmark"
 )
 
 func TestStampRoundTrip(t *testing.T) {
@@ -287,7 +289,7 @@ func syntheticReport() *ProxyReport {
 		return &ProcessFigures{CPUPerDeltaUS: cpu, RSSPerStream: rss, RuntimePeak: &RuntimeStats{}}
 	}
 	return &ProxyReport{
-		Title: "bench proxy", Machine: Machine{GoVersion: "go1.x", OS: "linux", Arch: "amd64", CPUs: 2},
+		Title: "bench proxy", Machine: benchmark.Machine{GoVersion: "go1.x", OS: "linux", Arch: "amd64", CPUs: 2},
 		Goals: &DefaultProxyGoals,
 		Runs: []*ProxyRun{
 			run(TargetDirect, 100, 0.1, 0.5, nil),

@@ -3,84 +3,85 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/harnessflow/harnessflow/benchmark"
-	"github.com/harnessflow/harnessflow/server"
+	"github.com/harnessflow/harnessflow/loadtest"
 )
 
-// The processes of `harnessflow bench proxy`: the scripted upstream and the
-// pass-through proxy are hidden subcommands of bench (proxy-upstream,
-// proxy-passthrough), serve is serve; bench proxy starts them all from its
-// own binary, on loopback ports.
+// The processes of a load run: the scripted upstream and the pass-through
+// proxy are hidden subcommands of this command (upstream, passthrough),
+// serve is `harnessflow serve`; the run starts them all on loopback ports.
 
-// runBenchProxyUpstream implements the hidden `harnessflow bench
-// proxy-upstream`: benchmark.ProxyUpstream on a loopback address until ctx
-// ends.
-func runBenchProxyUpstream(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench proxy-upstream", flag.ContinueOnError)
+// runUpstream implements the hidden `harnessflow-load upstream`:
+// loadtest.ProxyUpstream on a loopback address until ctx ends.
+func runUpstream(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("upstream", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "loopback `ADDR` to listen on")
 	events := fs.Int("events", 60, "text deltas per answer")
 	interval := fs.Duration("interval", 50*time.Millisecond, "time between two deltas")
-	if err := fs.Parse(reorder(fs, args)); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return flagStatus(err)
 	}
 	if fs.NArg() > 0 || *events < 1 || *interval < 0 {
-		return fail(stderr, "bench proxy-upstream", exitUsage, "want --events ≥ 1, --interval ≥ 0 and no arguments")
+		return fail(stderr, "upstream", exitUsage, "want --events ≥ 1, --interval ≥ 0 and no arguments")
 	}
 	ln, err := listenLoopback(ctx, *listen)
 	if err != nil {
-		return fail(stderr, "bench proxy-upstream", exitUsage, "%v", err)
+		return fail(stderr, "upstream", exitUsage, "%v", err)
 	}
-	fmt.Fprintf(stdout, "harnessflow bench proxy-upstream: listening on http://%s\n", ln.Addr())
-	if err := serveHTTP(ctx, ln, benchmark.ProxyUpstream{Events: *events, Interval: *interval}, stderr); err != nil {
-		return fail(stderr, "bench proxy-upstream", exitError, "%v", err)
+	fmt.Fprintf(stdout, "harnessflow-load upstream: listening on http://%s\n", ln.Addr())
+	if err := serveHTTP(ctx, ln, loadtest.ProxyUpstream{Events: *events, Interval: *interval}, stderr); err != nil {
+		return fail(stderr, "upstream", exitError, "%v", err)
 	}
 	return exitOK
 }
 
-// runBenchProxyPassThrough implements the hidden `harnessflow bench
-// proxy-passthrough`: benchmark.PassThrough to --upstream, with the debug
-// endpoints under /debug/ on the same loopback address, until ctx ends.
-func runBenchProxyPassThrough(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench proxy-passthrough", flag.ContinueOnError)
+// runPassThrough implements the hidden `harnessflow-load passthrough`:
+// loadtest.PassThrough to --upstream, with the debug endpoints under
+// /debug/ on the same loopback address, until ctx ends.
+func runPassThrough(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("passthrough", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "loopback `ADDR` to listen on")
 	upstream := fs.String("upstream", "", "the upstream's `URL` (loopback)")
 	idle := fs.Int("idle", 100, "idle upstream connections kept (the expected concurrency)")
-	if err := fs.Parse(reorder(fs, args)); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return flagStatus(err)
 	}
 	u, err := url.Parse(*upstream)
 	if err != nil || fs.NArg() > 0 || u.Host == "" {
-		return fail(stderr, "bench proxy-passthrough", exitUsage, "want --upstream http://127.0.0.1:PORT and no arguments")
+		return fail(stderr, "passthrough", exitUsage, "want --upstream http://127.0.0.1:PORT and no arguments")
 	}
 	if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {
-		return fail(stderr, "bench proxy-passthrough", exitUsage, "--upstream: %s is not a loopback address", u.Host)
+		return fail(stderr, "passthrough", exitUsage, "--upstream: %s is not a loopback address", u.Host)
 	}
 	ln, err := listenLoopback(ctx, *listen)
 	if err != nil {
-		return fail(stderr, "bench proxy-passthrough", exitUsage, "%v", err)
+		return fail(stderr, "passthrough", exitUsage, "%v", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/debug/", debugHandler())
-	mux.Handle("/", benchmark.PassThrough(u, *idle))
-	fmt.Fprintf(stdout, "harnessflow bench proxy-passthrough: listening on http://%s\n", ln.Addr())
+	mux.Handle("/debug/", loadtest.DebugHandler())
+	mux.Handle("/", loadtest.PassThrough(u, *idle))
+	fmt.Fprintf(stdout, "harnessflow-load passthrough: listening on http://%s\n", ln.Addr())
 	if err := serveHTTP(ctx, ln, mux, stderr); err != nil {
-		return fail(stderr, "bench proxy-passthrough", exitError, "%v", err)
+		return fail(stderr, "passthrough", exitError, "%v", err)
 	}
 	return exitOK
 }
@@ -92,14 +93,58 @@ func listenLoopback(ctx context.Context, addr string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--listen: %w", err)
 	}
-	if !server.IsLoopback(ln.Addr()) {
+	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
 		ln.Close()
-		return nil, fmt.Errorf("--listen: %s is not a loopback address (the benchmark's processes stay on this machine)", ln.Addr())
+		return nil, fmt.Errorf("--listen: %s is not a loopback address (the load run's processes stay on this machine)", ln.Addr())
 	}
 	return ln, nil
 }
 
-// child is a process bench proxy started.
+// serveHTTP serves h on ln until ctx ends, then shuts down gracefully (5 s
+// at most). It closes ln.
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, stderr io.Writer) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, ErrorLog: log.New(stderr, "", log.LstdFlags),
+		BaseContext: func(net.Listener) context.Context { return ctx }} // the streams end with ctx
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close() // streams still running after the grace period
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+// findHarnessflow finds the harnessflow binary serve runs from when --bin
+// is not given: the one next to self (this binary), else the one on PATH.
+func findHarnessflow(self string) (string, error) {
+	exe := "harnessflow"
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	if next := filepath.Join(filepath.Dir(self), exe); fileExists(next) {
+		return next, nil
+	}
+	if p, err := exec.LookPath(exe); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("no harnessflow binary next to %s nor on PATH: build one (go build -o DIR/ ./cmd/harnessflow ./cmd/harnessflow-load puts both in DIR) or name it with --bin", self)
+}
+
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// child is a process a load run started.
 type child struct {
 	name   string
 	cmd    *exec.Cmd
@@ -116,7 +161,7 @@ const childStartTimeout = 30 * time.Second
 // output to match each of patterns (each with one group: the URL it
 // announces).
 func startChild(ctx context.Context, name, bin string, args []string, patterns ...*regexp.Regexp) (*child, error) {
-	errFile, err := os.CreateTemp("", "harnessflow-bench-*.stderr")
+	errFile, err := os.CreateTemp("", "harnessflow-load-*.stderr")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -19,9 +19,10 @@ import (
 
 	"github.com/harnessflow/harnessflow/benchmark"
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/loadtest"
 )
 
-// Bounds of `harnessflow bench proxy`.
+// Bounds of a load run.
 const (
 	maxProxyStreams  = 10000
 	maxProxyEvents   = 10000
@@ -29,7 +30,7 @@ const (
 	maxProxyInterval = 10 * time.Second
 )
 
-// The targets of bench proxy, in the order they run at every N.
+// The targets of a load run, in the order they run at every N.
 const (
 	targetNative  = "serve native"
 	targetHarness = "serve harness" // named "serve NAME" in the report
@@ -50,8 +51,8 @@ var (
 	debugRE     = regexp.MustCompile(`debug endpoints on (http://127\.0\.0\.1:\d+)`)
 )
 
-// benchProxySynopsis is the short usage of bench proxy.
-const benchProxySynopsis = "Usage: harnessflow bench proxy [--streams 100,1000,2000] [--events K] [--interval D] [--rounds R] [--ramp D]"
+// loadSynopsis is the short usage of the command.
+const loadSynopsis = "Usage: harnessflow-load [--streams 100,1000,2000] [--events K] [--interval D] [--rounds R] [--ramp D]"
 
 // optionalDuration is a duration flag that knows whether it was given
 // (its help shows no default).
@@ -90,13 +91,14 @@ func chatHarnesses() []string {
 	return names
 }
 
-// runBenchProxy implements `harnessflow bench proxy`: a scripted upstream
-// whose deltas carry their send time, and N concurrent streaming clients
-// reaching it directly, through a plain reverse proxy, and through serve
-// (native and with a harness), each proxy a separate process started from
-// this binary on a loopback port and stopped at the end.
-func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench proxy", flag.ContinueOnError)
+// runLoad is the load run: a scripted upstream whose deltas carry their
+// send time, and N concurrent streaming clients reaching it directly,
+// through a plain reverse proxy, and through serve (native and with a
+// harness), each a separate process on a loopback port (the upstream and
+// the pass-through started from this binary, serve from the harnessflow
+// one) and stopped at the end.
+func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	streamsArg := fs.String("streams", "100,1000,2000", "the numbers `N` of concurrent streams, comma separated")
 	events := fs.Int("events", 60, "text deltas per stream (`K`)")
@@ -114,50 +116,51 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	svgFile := fs.String("svg", "", "also write the latency chart to `FILE` (SVG)")
 	profileDir := fs.String("profile", "", "write CPU and heap profiles of the proxies under load to `DIR` (one pair per proxy and N; the heap profile after a collection, so that it shows what is live then)")
 	profileSecs := fs.Int("profile-seconds", 0, "length of the CPU profiles (default: most of the time left once every client started)")
-	bin := fs.String("bin", "", "the harnessflow `BINARY` the processes run (default: this one)")
+	bin := fs.String("bin", "", "the harnessflow `BINARY` that runs serve (default: harnessflow next to this binary, else the one on PATH)")
 	var serveFlags stringList
 	fs.Var(&serveFlags, "serve-flag", "an extra flag for serve, e.g. --serve-flag=--mode=async (repeatable)")
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintln(w, benchProxySynopsis)
+		fmt.Fprintln(w, loadSynopsis)
 		fmt.Fprintln(w, "       [--targets direct,pass-through,pass-through-large,native,chat-inbound,messages-inbound,harness] [--harness NAME] [--request FILE] [--rejections]")
-		fmt.Fprintln(w, "       [--json] [--svg FILE] [--profile DIR] [--max-duration D] [--serve-flag FLAG]...")
+		fmt.Fprintln(w, "       [--json] [--svg FILE] [--profile DIR] [--max-duration D] [--bin HARNESSFLOW] [--serve-flag FLAG]...")
 		fmt.Fprintln(w, "Starts a scripted chat upstream whose deltas carry their send time, a plain reverse proxy and serve,")
 		fmt.Fprintln(w, "each a process on a loopback port, and N concurrent streaming clients through each: per-event")
 		fmt.Fprintln(w, "latency p50/p99/max, added latency vs direct and vs the pass-through, errors, the proxy's CPU per")
-		fmt.Fprintln(w, "delta, memory per concurrent stream and goroutines. Prints a Markdown table (or JSON).")
+		fmt.Fprintln(w, "delta, memory per concurrent stream and goroutines. Prints a Markdown table (or JSON). Serve runs")
+		fmt.Fprintln(w, "from the harnessflow binary (--bin), the upstream and the pass-through from this one.")
 		fs.PrintDefaults()
 	}
-	if code, ok := parseFlags(fs, benchProxySynopsis, args); !ok {
+	if code, ok := parseFlags(fs, loadSynopsis, args); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
-		return usageError(stderr, "bench proxy", benchProxySynopsis, "%s", extraArgs(fs, 0))
+		return usageError(stderr, loadSynopsis, "unexpected argument %q (this command takes none)", fs.Arg(0))
 	}
 	ns, err := parseStreams(*streamsArg)
 	if err != nil {
-		return fail(stderr, "bench proxy", exitUsage, "--streams: %v", err)
+		return fail(stderr, "", exitUsage, "--streams: %v", err)
 	}
 	switch {
 	case *events < 1 || *events > maxProxyEvents:
-		return fail(stderr, "bench proxy", exitUsage, "--events: want 1 to %d", maxProxyEvents)
+		return fail(stderr, "", exitUsage, "--events: want 1 to %d", maxProxyEvents)
 	case *interval < 0 || *interval > maxProxyInterval:
-		return fail(stderr, "bench proxy", exitUsage, "--interval: want 0 to %v", maxProxyInterval)
+		return fail(stderr, "", exitUsage, "--interval: want 0 to %v", maxProxyInterval)
 	case *rounds < 1 || *rounds > maxProxyRounds:
-		return fail(stderr, "bench proxy", exitUsage, "--rounds: want 1 to %d", maxProxyRounds)
+		return fail(stderr, "", exitUsage, "--rounds: want 1 to %d", maxProxyRounds)
 	case *maxDuration <= 0:
-		return fail(stderr, "bench proxy", exitUsage, "--max-duration: want a positive duration")
+		return fail(stderr, "", exitUsage, "--max-duration: want a positive duration")
 	}
 	targets, err := parseTargets(*targetsArg)
 	if err != nil {
-		return fail(stderr, "bench proxy", exitUsage, "--targets: %v", err)
+		return fail(stderr, "", exitUsage, "--targets: %v", err)
 	}
 	if slices.Contains(targets, "harness") {
 		if err := harness.CheckName(*harnessName); err != nil {
-			return fail(stderr, "bench proxy", exitUsage, "--harness: %v", err)
+			return fail(stderr, "", exitUsage, "--harness: %v", err)
 		}
 		if s, _ := harness.Lookup(*harnessName); !s.Supports(harness.WireChat) {
-			return fail(stderr, "bench proxy", exitUsage, "--harness: %s does not shape chat requests, the wire of bench proxy's upstream (pick one of: %s)", *harnessName, strings.Join(chatHarnesses(), ", "))
+			return fail(stderr, "", exitUsage, "--harness: %s does not shape chat requests, the wire of the load run's upstream (pick one of: %s)", *harnessName, strings.Join(chatHarnesses(), ", "))
 		}
 	}
 	streamDur := time.Duration(*events) * *interval
@@ -166,60 +169,64 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	}
 	body, warm, err := proxyRequest(*requestFile)
 	if err != nil {
-		return fail(stderr, "bench proxy", exitUsage, "--request: %v", err)
+		return fail(stderr, "", exitUsage, "--request: %v", err)
 	}
 	large, largeWarm := body, warm
 	if *requestFile == "" {
 		if large, err = benchmark.CodexRequest("bench", true); err == nil {
-			largeWarm, err = benchmark.CodexRequest(benchmark.WarmupModel, true)
+			largeWarm, err = benchmark.CodexRequest(loadtest.WarmupModel, true)
 		}
 		if err != nil {
-			return fail(stderr, "bench proxy", exitError, "%v", err)
+			return fail(stderr, "", exitError, "%v", err)
 		}
 	}
 	if err := checkFileLimit(ns[len(ns)-1]); err != nil {
-		return fail(stderr, "bench proxy", exitUsage, "--streams: %v", err)
+		return fail(stderr, "", exitUsage, "--streams: %v", err)
 	}
 	perRun := *ramp + time.Duration(*rounds)*streamDur + 3*time.Second
 	if est := perRun * time.Duration(len(ns)*len(targets)); est > *maxDuration {
-		return fail(stderr, "bench proxy", exitUsage, "the run would take about %v, over --max-duration %v", est.Round(time.Second), *maxDuration)
+		return fail(stderr, "", exitUsage, "the run would take about %v, over --max-duration %v", est.Round(time.Second), *maxDuration)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fail(stderr, "", exitError, "find this binary (it runs the upstream and the pass-through): %v", err)
 	}
 	if *bin == "" {
-		if *bin, err = os.Executable(); err != nil {
-			return fail(stderr, "bench proxy", exitError, "find this binary: %v (use --bin)", err)
+		if *bin, err = findHarnessflow(self); err != nil {
+			return fail(stderr, "", exitUsage, "--bin: %v", err)
 		}
 	}
 	if *profileDir != "" {
 		if err := os.MkdirAll(*profileDir, 0o755); err != nil {
-			return fail(stderr, "bench proxy", exitError, "--profile: %v", err)
+			return fail(stderr, "", exitError, "--profile: %v", err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, *maxDuration)
 	defer cancel()
 
 	b := &proxyBench{
-		bin: *bin, events: *events, interval: *interval, rounds: *rounds, ramp: *ramp, streamDur: streamDur,
+		self: self, bin: *bin, events: *events, interval: *interval, rounds: *rounds, ramp: *ramp, streamDur: streamDur,
 		harness: *harnessName, body: body, warm: warm, large: large, largeWarm: largeWarm, rejections: *rejections, serveFlags: serveFlags, profileDir: *profileDir, profileSecs: *profileSecs, log: stderr,
 	}
 	machine := benchmark.ReadMachine()
-	report := &benchmark.ProxyReport{
-		Title:   "harnessflow bench proxy",
-		Command: "harnessflow bench proxy " + strings.Join(args, " "),
-		Goals:   &benchmark.DefaultProxyGoals,
+	report := &loadtest.ProxyReport{
+		Title:   name,
+		Command: strings.Join(append([]string{name}, args...), " "),
+		Goals:   &loadtest.DefaultProxyGoals,
 	}
 	if err := b.run(ctx, ns, targets, report); err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
-			return fail(stderr, "bench proxy", exitError, "over --max-duration %v: %v", *maxDuration, err)
+			return fail(stderr, "", exitError, "over --max-duration %v: %v", *maxDuration, err)
 		}
 		if ctx.Err() != nil {
-			return fail(stderr, "bench proxy", exitError, "interrupted")
+			return fail(stderr, "", exitError, "interrupted")
 		}
-		return fail(stderr, "bench proxy", exitError, "%v", err)
+		return fail(stderr, "", exitError, "%v", err)
 	}
 	machine.LoadAfter = benchmark.LoadAverage()
 	report.Machine = machine
-	report.Setup = benchmark.SetupLines(*events, interval.String(), *rounds, ramp.String(),
-		"Processes: the scripted upstream, the pass-through (net/http/httputil.ReverseProxy) and serve are separate processes on loopback ports; the clients run in the bench process.",
+	report.Setup = loadtest.SetupLines(*events, interval.String(), *rounds, ramp.String(),
+		"Processes: the scripted upstream, the pass-through (net/http/httputil.ReverseProxy) and serve are separate processes on loopback ports; the clients run in the harnessflow-load process.",
 		"serve flags: "+strings.Join(append(b.serveArgs("UPSTREAM")[3:], serveFlags...), " "),
 		b.requestLine(targets))
 	report.Compare()
@@ -229,7 +236,7 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 			err = os.WriteFile(*svgFile, svg, 0o644)
 		}
 		if err != nil {
-			return fail(stderr, "bench proxy", exitError, "--svg: %v", err)
+			return fail(stderr, "", exitError, "--svg: %v", err)
 		}
 	}
 	if *asJSON {
@@ -238,14 +245,15 @@ func runBenchProxy(ctx context.Context, args []string, _ io.Reader, stdout, stde
 		err = report.WriteMarkdown(stdout)
 	}
 	if err != nil {
-		return fail(stderr, "bench proxy", exitError, "%v", err)
+		return fail(stderr, "", exitError, "%v", err)
 	}
 	return exitOK
 }
 
-// proxyBench is one bench proxy run.
+// proxyBench is one load run.
 type proxyBench struct {
-	bin            string
+	self           string // this binary: the upstream and the pass-through
+	bin            string // the harnessflow binary: serve
 	events, rounds int
 	interval, ramp time.Duration
 	streamDur      time.Duration
@@ -263,8 +271,8 @@ type proxyBench struct {
 
 // run measures every target at every N, and stops every process it
 // started.
-func (b *proxyBench) run(ctx context.Context, ns []int, targets []string, report *benchmark.ProxyReport) error {
-	up, err := startChild(ctx, "the scripted upstream", b.bin, []string{"bench", "proxy-upstream", "--listen", "127.0.0.1:0",
+func (b *proxyBench) run(ctx context.Context, ns []int, targets []string, report *loadtest.ProxyReport) error {
+	up, err := startChild(ctx, "the scripted upstream", b.self, []string{"upstream", "--listen", "127.0.0.1:0",
 		"--events", strconv.Itoa(b.events), "--interval", b.interval.String()}, listeningRE)
 	if err != nil {
 		return err
@@ -276,7 +284,7 @@ func (b *proxyBench) run(ctx context.Context, ns []int, targets []string, report
 			if err := up.running(); err != nil {
 				return err
 			}
-			fmt.Fprintf(b.log, "harnessflow bench proxy: N = %d, %s … (load %s)\n", n, b.targetName(t), benchmark.LoadAverage())
+			fmt.Fprintf(b.log, "%s: N = %d, %s … (load %s)\n", name, n, b.targetName(t), benchmark.LoadAverage())
 			run, err := b.measure(ctx, t, n)
 			if err != nil {
 				return err
@@ -291,9 +299,9 @@ func (b *proxyBench) run(ctx context.Context, ns []int, targets []string, report
 func (b *proxyBench) targetName(t string) string {
 	switch t {
 	case "direct":
-		return benchmark.TargetDirect
+		return loadtest.TargetDirect
 	case "pass-through":
-		return benchmark.TargetPassThrough
+		return loadtest.TargetPassThrough
 	case "native":
 		return targetNative
 	case "pass-through-large":
@@ -332,11 +340,11 @@ func (b *proxyBench) serveArgs(upstream string) []string {
 }
 
 // measure runs target t at n streams, with a fresh proxy process.
-func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.ProxyRun, error) {
-	opts := benchmark.LoadOptions{Streams: n, Rounds: b.rounds, Events: b.events, Ramp: b.ramp,
+func (b *proxyBench) measure(ctx context.Context, t string, n int) (*loadtest.ProxyRun, error) {
+	opts := loadtest.LoadOptions{Streams: n, Rounds: b.rounds, Events: b.events, Ramp: b.ramp,
 		StreamTimeout: b.streamDur*3 + 60*time.Second, Rejections: b.rejections}
-	target := benchmark.ProxyTarget{Name: b.targetName(t), Stream: benchmark.StreamChat,
-		Body: []byte(proxyChatBody), Warmup: []byte(strings.Replace(proxyChatBody, `"bench"`, `"`+benchmark.WarmupModel+`"`, 1))}
+	target := loadtest.ProxyTarget{Name: b.targetName(t), Stream: loadtest.StreamChat,
+		Body: []byte(proxyChatBody), Warmup: []byte(strings.Replace(proxyChatBody, `"bench"`, `"`+loadtest.WarmupModel+`"`, 1))}
 	var proc *child
 	var err error
 	switch t {
@@ -346,7 +354,7 @@ func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.P
 		if t == "pass-through-large" {
 			target.Body, target.Warmup = b.large, b.largeWarm
 		}
-		proc, err = startChild(ctx, "the pass-through proxy", b.bin, []string{"bench", "proxy-passthrough", "--listen", "127.0.0.1:0",
+		proc, err = startChild(ctx, "the pass-through proxy", b.self, []string{"passthrough", "--listen", "127.0.0.1:0",
 			"--upstream", b.upBaseURL, "--idle", strconv.Itoa(n + 16)}, listeningRE)
 		if err != nil {
 			return nil, err
@@ -366,16 +374,16 @@ func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.P
 			path = "/h/" + b.harness + "/v1/responses"
 		}
 		target.URL, target.Debug = proc.urls[0]+path, proc.urls[1]+"/debug/runtime"
-		target.Stream, target.Body, target.Warmup = benchmark.StreamResponses, b.body, b.warm
+		target.Stream, target.Body, target.Warmup = loadtest.StreamResponses, b.body, b.warm
 		switch t {
 		case "harness":
 			target.Body, target.Warmup = b.large, b.largeWarm
 		case "chat-inbound": // the chat client's request, answered as chat chunks
-			target.URL, target.Stream = proc.urls[0]+"/v1/chat/completions", benchmark.StreamChat
-			target.Body, target.Warmup = []byte(proxyChatBody), []byte(strings.Replace(proxyChatBody, `"bench"`, `"`+benchmark.WarmupModel+`"`, 1))
+			target.URL, target.Stream = proc.urls[0]+"/v1/chat/completions", loadtest.StreamChat
+			target.Body, target.Warmup = []byte(proxyChatBody), []byte(strings.Replace(proxyChatBody, `"bench"`, `"`+loadtest.WarmupModel+`"`, 1))
 		case "messages-inbound":
-			target.URL, target.Stream = proc.urls[0]+"/v1/messages", benchmark.StreamMessages
-			target.Body, target.Warmup = []byte(proxyMessagesBody), []byte(strings.Replace(proxyMessagesBody, `"bench"`, `"`+benchmark.WarmupModel+`"`, 1))
+			target.URL, target.Stream = proc.urls[0]+"/v1/messages", loadtest.StreamMessages
+			target.Body, target.Warmup = []byte(proxyMessagesBody), []byte(strings.Replace(proxyMessagesBody, `"bench"`, `"`+loadtest.WarmupModel+`"`, 1))
 		}
 		if b.profileDir != "" {
 			opts.Ramped = b.profiler(proc.urls[1], fmt.Sprintf("N%d-%s", n, strings.ReplaceAll(target.Name, " ", "-")))
@@ -385,7 +393,7 @@ func (b *proxyBench) measure(ctx context.Context, t string, n int) (*benchmark.P
 		defer proc.stop()
 		target.PID = proc.pid()
 	}
-	run, err := benchmark.RunLoad(ctx, target, opts)
+	run, err := loadtest.RunLoad(ctx, target, opts)
 	if err != nil {
 		if proc != nil {
 			if perr := proc.running(); perr != nil {
@@ -432,7 +440,7 @@ func (b *proxyBench) profiler(debugBase, name string) func(context.Context) {
 				}
 			}
 			if err != nil {
-				fmt.Fprintf(b.log, "harnessflow bench proxy: profile %s: %v\n", file, err)
+				fmt.Fprintf(b.log, "%s: profile %s: %v\n", name, file, err)
 			}
 		}
 		get("/debug/pprof/profile?seconds="+strconv.Itoa(secs), name+".cpu.pprof")
@@ -479,7 +487,7 @@ func parseTargets(s string) ([]string, error) {
 // model). A file's request has "stream": true forced on.
 func proxyRequest(file string) (body, warm []byte, err error) {
 	if file == "" {
-		return []byte(proxyResponsesBody), []byte(strings.Replace(proxyResponsesBody, `"bench"`, `"`+benchmark.WarmupModel+`"`, 1)), nil
+		return []byte(proxyResponsesBody), []byte(strings.Replace(proxyResponsesBody, `"bench"`, `"`+loadtest.WarmupModel+`"`, 1)), nil
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -496,7 +504,7 @@ func proxyRequest(file string) (body, warm []byte, err error) {
 	if body, err = json.Marshal(req); err != nil {
 		return nil, nil, err
 	}
-	req["model"] = json.RawMessage(`"` + benchmark.WarmupModel + `"`)
+	req["model"] = json.RawMessage(`"` + loadtest.WarmupModel + `"`)
 	warm, err = json.Marshal(req)
 	return body, warm, err
 }

@@ -1,4 +1,4 @@
-package benchmark
+package loadtest
 
 import (
 	"bytes"
@@ -84,22 +84,22 @@ func FetchRuntimeStats(ctx context.Context, client *http.Client, url string) (Ru
 	var st RuntimeStats
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return st, fmt.Errorf("benchmark: runtime stats: %w", err)
+		return st, fmt.Errorf("loadtest: runtime stats: %w", err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return st, fmt.Errorf("benchmark: runtime stats: %w", err)
+		return st, fmt.Errorf("loadtest: runtime stats: %w", err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if err != nil {
-		return st, fmt.Errorf("benchmark: runtime stats %s: %w", url, err)
+		return st, fmt.Errorf("loadtest: runtime stats %s: %w", url, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return st, fmt.Errorf("benchmark: runtime stats %s: HTTP %d", url, resp.StatusCode)
+		return st, fmt.Errorf("loadtest: runtime stats %s: HTTP %d", url, resp.StatusCode)
 	}
 	if err := json.Unmarshal(body, &st); err != nil {
-		return st, fmt.Errorf("benchmark: runtime stats %s: %w", url, err)
+		return st, fmt.Errorf("loadtest: runtime stats %s: %w", url, err)
 	}
 	return st, nil
 }
@@ -120,7 +120,7 @@ func ReadProcStats(pid int) (ProcStats, error) {
 	var st ProcStats
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return st, fmt.Errorf("benchmark: process %d: %w", pid, err)
+		return st, fmt.Errorf("loadtest: process %d: %w", pid, err)
 	}
 	for line := range bytes.SplitSeq(status, []byte("\n")) {
 		if rest, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
@@ -128,7 +128,7 @@ func ReadProcStats(pid int) (ProcStats, error) {
 			if len(f) >= 1 {
 				kb, err := strconv.ParseUint(string(f[0]), 10, 64)
 				if err != nil {
-					return st, fmt.Errorf("benchmark: process %d: VmRSS: %w", pid, err)
+					return st, fmt.Errorf("loadtest: process %d: VmRSS: %w", pid, err)
 				}
 				st.RSS = kb << 10
 			}
@@ -136,23 +136,23 @@ func ReadProcStats(pid int) (ProcStats, error) {
 	}
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return st, fmt.Errorf("benchmark: process %d: %w", pid, err)
+		return st, fmt.Errorf("loadtest: process %d: %w", pid, err)
 	}
 	// The command name (field 2) is in parentheses and may hold spaces:
 	// the fields counted are those after its closing parenthesis.
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
-		return st, fmt.Errorf("benchmark: process %d: malformed stat", pid)
+		return st, fmt.Errorf("loadtest: process %d: malformed stat", pid)
 	}
 	f := bytes.Fields(stat[i+1:])
 	// After the name: state(3) … utime(14) stime(15), i.e. f[11], f[12].
 	if len(f) < 13 {
-		return st, fmt.Errorf("benchmark: process %d: short stat", pid)
+		return st, fmt.Errorf("loadtest: process %d: short stat", pid)
 	}
 	ut, err1 := strconv.ParseUint(string(f[11]), 10, 64)
 	stt, err2 := strconv.ParseUint(string(f[12]), 10, 64)
 	if err1 != nil || err2 != nil {
-		return st, fmt.Errorf("benchmark: process %d: malformed stat times", pid)
+		return st, fmt.Errorf("loadtest: process %d: malformed stat times", pid)
 	}
 	st.CPU = time.Duration(ut+stt) * (time.Second / clockTicks)
 	return st, nil

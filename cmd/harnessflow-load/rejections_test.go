@@ -4,24 +4,24 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/harnessflow/harnessflow/benchmark"
+	"github.com/harnessflow/harnessflow/loadtest"
 )
 
-// serve --max-streams under bench proxy --rejections: of four clients
+// serve --max-streams under harnessflow-load --rejections: of four clients
 // starting at once against a bound of two, two streams are served whole and
 // two answered 503 at once (no queue), counted as rejections, not errors.
-func TestBenchProxyRejections(t *testing.T) {
+func TestLoadRejections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and starts processes")
 	}
 	bin := buildHarnessflow(t)
-	code, out, errOut := cli(t, "", "bench", "proxy", "--bin", bin, "--streams", "4", "--events", "3", "--interval", "100ms",
+	code, out, errOut := cli(t, "--bin", bin, "--streams", "4", "--events", "3", "--interval", "100ms",
 		"--rounds", "1", "--ramp", "0s", "--targets", "native", "--rejections", "--json",
 		"--serve-flag=--max-streams=2", "--serve-flag=--queue-timeout=0s")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var report benchmark.ProxyReport
+	var report loadtest.ProxyReport
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}

@@ -1,4 +1,4 @@
-package benchmark
+package loadtest
 
 import (
 	"bufio"
@@ -17,13 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 )
-
-// Proxy load runs: N concurrent streaming clients against a scripted
-// upstream (ProxyUpstream), reached directly or through a proxy, each
-// event's latency being its receive time minus the send time the upstream
-// stamped into it. The processes (upstream, proxies) are the caller's: the
-// run only sends requests, reads /proc of the measured process and samples
-// its GET /debug/runtime (RuntimeStats).
 
 // Stream wires a load client reads.
 const (
@@ -170,10 +163,10 @@ type ProcessFigures struct {
 // failures are counted in ProxyRun.Errors.
 func RunLoad(ctx context.Context, t ProxyTarget, opts LoadOptions) (*ProxyRun, error) {
 	if opts.Streams < 1 || opts.Events < 1 {
-		return nil, fmt.Errorf("benchmark: load %s: want at least 1 stream and 1 event, got %d and %d", t.Name, opts.Streams, opts.Events)
+		return nil, fmt.Errorf("loadtest: load %s: want at least 1 stream and 1 event, got %d and %d", t.Name, opts.Streams, opts.Events)
 	}
 	if t.Stream != StreamChat && t.Stream != StreamResponses && t.Stream != StreamMessages {
-		return nil, fmt.Errorf("benchmark: load %s: unknown stream wire %q", t.Name, t.Stream)
+		return nil, fmt.Errorf("loadtest: load %s: unknown stream wire %q", t.Name, t.Stream)
 	}
 	rounds := max(opts.Rounds, 1)
 	sample := opts.Sample
@@ -193,7 +186,7 @@ func RunLoad(ctx context.Context, t ProxyTarget, opts LoadOptions) (*ProxyRun, e
 	if len(t.Warmup) > 0 {
 		c := &loadClient{t: &t, client: client, events: 1}
 		if err := c.stream(ctx, t.Warmup, 0); err != nil {
-			return nil, fmt.Errorf("benchmark: load %s: warm-up request: %w", t.Name, err)
+			return nil, fmt.Errorf("loadtest: load %s: warm-up request: %w", t.Name, err)
 		}
 	}
 
@@ -275,7 +268,7 @@ func RunLoad(ctx context.Context, t ProxyTarget, opts LoadOptions) (*ProxyRun, e
 	<-sampled
 	hook.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("benchmark: load %s at %d streams: %w", t.Name, opts.Streams, err)
+		return nil, fmt.Errorf("loadtest: load %s at %d streams: %w", t.Name, opts.Streams, err)
 	}
 	if busyOK {
 		if busy1, ok := readMachineCPU(); ok {
