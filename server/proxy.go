@@ -127,6 +127,7 @@ func (s *Server) harnessConfig() harness.Config {
 		ToolsInPrompt: s.cfg.ToolsInPrompt,
 		TextCalls:     s.metrics.TextToolCall,
 		HostedTool:    s.hostedTool,
+		Registry:      s.reg,
 	}
 }
 
@@ -276,11 +277,11 @@ func (s *Server) planError(r *http.Request, x *exchange, err error) *answerError
 		return cancelledAnswer(err)
 	}
 	if re, ok := errors.AsType[*harness.RouteError](err); ok {
-		return failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route", re.Error()+routeHint(x.wire(s), x.harness), outcomeRouteError, err)
+		return failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route", re.Error()+routeHint(s.reg, x.wire(s), x.harness), outcomeRouteError, err)
 	}
-	if route, rerr := harness.Resolve(x.wire(s), x.harness); rerr == nil {
+	if route, rerr := s.reg.Resolve(x.wire(s), x.harness); rerr == nil {
 		x.route = route.String()
-		if _, ok := harness.Lookup(route.Harness); !ok {
+		if _, ok := s.reg.Lookup(route.Harness); !ok {
 			// harness.Prepare's "harness %q (route %s) is not available in this build".
 			return failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route", err.Error(), outcomeRouteError, err)
 		}

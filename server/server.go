@@ -211,6 +211,14 @@ type Config struct {
 	// means none: a proxy reads nothing of its disk unless told to
 	// (`serve` says local on a loopback address without client keys).
 	Workspace harness.WorkspacePolicy
+	// Registry holds the harnesses the proxy serves: the /h/{harness}/
+	// routes, their model lists and the routing configuration's harnesses;
+	// nil means harness.Default(), the process registry the harness
+	// packages register into. all.Registry() (package harness/all) holds
+	// every harness of harnessflow; Default().With(spec) adds one of a
+	// program's own. A routing configuration (Routes) should be parsed
+	// with the same registry (serveconfig.Options.Registry).
+	Registry *harness.Registry
 	// Models gives the model capabilities used in shaping (thinking toggle,
 	// reasoning levels); nil means the built-in table.
 	Models *harness.ModelTable
@@ -399,6 +407,14 @@ func (c Config) maxFollowupRounds() int {
 	return c.MaxFollowupRounds
 }
 
+// registry is Config.Registry, or the process registry.
+func (c Config) registry() *harness.Registry {
+	if c.Registry != nil {
+		return c.Registry
+	}
+	return harness.Default()
+}
+
 func (c Config) wire() harness.Wire {
 	if c.Wire == "" {
 		return harness.WireChat
@@ -434,7 +450,7 @@ type Server struct {
 	owned   *http.Transport // the transport of a client the server made
 	log     *slog.Logger
 	metrics *metrics.Metrics
-	mux     *http.ServeMux
+	handler http.Handler            // the mux behind front: what Handler returns and Serve serves
 	keys    atomic.Pointer[keyring] // hashes of the client keys in force (Config.ClientKeys, SetClientKeys)
 
 	store        Store        // nil with Config.NoStore (store_resolve.go)
@@ -442,13 +458,14 @@ type Server struct {
 	guards       guardMetrics // what the proxy refused a peer, for /metrics (guard_metrics.go)
 	storeState   storeState   // its outages and the responses it did not keep (store_health.go)
 
-	checked upstreamBase   // Config.Check and the upstream's base URL, once (transport.go)
-	single  *target        // the upstream of Config.Upstream (nil with Config.Routes)
-	pool    upstreamPool   // the clients of Config.Routes's upstreams (targets.go)
-	routing routeMetrics   // what Config.Routes does, for /metrics
-	exposed atomic.Bool    // Serve serves a non-loopback address (routing.go's checkReload)
-	admit   *admission     // Config.MaxStreams (admission.go)
-	turnCfg harness.Config // the harness layer's configuration of every turn, less the target's (proxy.go's planConfig)
+	checked upstreamBase      // Config.Check and the upstream's base URL, once (transport.go)
+	single  *target           // the upstream of Config.Upstream (nil with Config.Routes)
+	pool    upstreamPool      // the clients of Config.Routes's upstreams (targets.go)
+	routing routeMetrics      // what Config.Routes does, for /metrics
+	exposed atomic.Bool       // Serve serves a non-loopback address (routing.go's checkReload)
+	admit   *admission        // Config.MaxStreams (admission.go)
+	turnCfg harness.Config    // the harness layer's configuration of every turn, less the target's (proxy.go's planConfig)
+	reg     *harness.Registry // the harnesses served (Config.Registry)
 
 	inflight atomic.Int64  // requests being served
 	stop     chan struct{} // closed by Stop
@@ -473,6 +490,7 @@ func New(cfg Config) *Server {
 	if s.metrics == nil {
 		s.metrics = metrics.New()
 	}
+	s.reg = cfg.registry()
 	s.turnCfg = s.harnessConfig()
 	if s.cfg.MaxRequestBytes <= 0 {
 		s.cfg.MaxRequestBytes = DefaultMaxRequestBytes
@@ -504,12 +522,27 @@ func New(cfg Config) *Server {
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "harnessflow request", slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.Int("status", status), slog.String("outcome", outcome), slog.String("reason", cutReason(msg)))
 	})
-	s.mux = mux
+	s.handler = s.front(mux)
 	return s
 }
 
-// Handler returns the proxy's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+// Handler returns the proxy's HTTP handler, complete on its own: every
+// route, the client keys, the request bounds (body size, body timeout,
+// input items, Config.MaxStreams' admission), the upstream timeouts, the
+// metrics, the in-flight count Serve's shutdown waits on, and the refusal
+// of an open relay (a request arriving on a non-loopback address while
+// the proxy would spend its own upstream key for any caller: HTTP 403,
+// see CheckAddr). A configuration that fails Check makes every proxied
+// request HTTP 500. Serve serves this same handler.
+//
+// What belongs to a connection or a listener is the caller's http.Server's
+// to set: ReadHeaderTimeout (Serve uses 30s; without one a client that
+// never finishes its headers holds a connection), IdleTimeout, a bound on
+// the connections (Serve's Config.MaxConns), and the graceful shutdown
+// (http.Server.Shutdown; Serve also ends the streams left after
+// Config.ShutdownGrace with response.failed). A stream's handler returns
+// when its request's context is cancelled.
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Metrics returns the counters served at /metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
@@ -571,7 +604,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ln = netutil.LimitListener(ln, n)
 	}
 	srv := &http.Server{
-		Handler:           s.track(s.mux),
+		Handler:           s.handler, // front counts the requests in flight
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return reqCtx },
@@ -640,11 +673,16 @@ func (s *Server) shutdown(srv *http.Server, endRequests context.CancelCauseFunc)
 	s.waitHandlers(shutdownWrite)
 }
 
-// track counts the requests in flight.
-func (s *Server) track(h http.Handler) http.Handler {
+// front is the door of every request, Serve's or a caller's own
+// http.Server's: it counts the requests in flight (the shutdown waits on
+// them) and refuses an open relay on a non-loopback address (openRelay).
+func (s *Server) front(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.inflight.Add(1)
 		defer s.inflight.Add(-1)
+		if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && !IsLoopback(addr) && s.openRelay(w, r, addr) {
+			return
+		}
 		h.ServeHTTP(w, r)
 	})
 }
