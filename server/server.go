@@ -17,10 +17,23 @@
 // (/responses and /h/{harness}/responses are accepted too, for clients
 // whose base URL lacks /v1.)
 //
-// Per request the proxy decodes the Responses JSON ([protocol.DecodeRequest])
-// and plans the turn with [harness.Plan] — the route (docs/routing.md#routing-matrix), the shaped
-// upstream request (path, query, headers, body; exactly what `harnessflow
-// shape` prints) and the response graph. It sends the optional title request
+// A program runs the proxy with [New] and either [Server.Serve] (or
+// ListenAndServe: the listener, its connection bounds and the graceful
+// shutdown included) or [Server.Handler] inside an http.Server of its own,
+// behind its own middleware; the handler alone has every per-request
+// protection (see Handler for what the http.Server must set).
+// Config.Registry names the harnesses served — all.Registry() of package
+// harness/all for every harness of harnessflow, with an ordinary import —
+// and Config.Extend adds stages of the program's own to every response
+// graph. The scripted model the examples and tests proxy to is package
+// scripted; package upstream sends one planned turn without a proxy.
+//
+// Per request the proxy decodes the client's JSON (Responses, or the
+// inbound wire's: [codec.Inbound]) and opens the turn with [harness.Open] —
+// the route (docs/routing.md#routing-matrix), the shaped upstream request
+// (path, query, headers, body; exactly what `harnessflow shape` prints) and
+// the [harness.Exchange] whose graph reads the answer; the upstream request
+// is built by package upstream from the wire's codec. It sends the optional title request
 // first (docs/architecture.md#title-requests: drained and ignored; a failure is logged, counted and
 // the turn goes on), then the main request to {Upstream}{path}, and streams
 // the upstream's answer through the turn's response graph into a Responses
