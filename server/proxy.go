@@ -237,7 +237,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, x *exchange
 			return nil, failure(http.StatusRequestEntityTooLarge, "invalid_request_error", "",
 				fmt.Sprintf("request body over %d bytes", tooBig.Limit), outcomeBadRequest, err)
 		}
-		if slow, ok := errors.AsType[*BodyTimeoutError](err); ok {
+		if slow, ok := errors.AsType[*bodyTimeoutError](err); ok {
 			s.guards.requestRefused("body_timeout")
 			return nil, failure(http.StatusRequestTimeout, "invalid_request_error", "request_timeout", "harnessflow: "+slow.Error(), outcomeBadRequest, err)
 		}
@@ -453,7 +453,7 @@ func (s *Server) conclude(r *http.Request, x *exchange, sink clientSink, err err
 		}
 		if _, ok := errors.AsType[*responses.TextLimitError](err); ok {
 			s.guards.answerCut("text")
-		} else if e, ok := errors.AsType[*AnswerTooLargeError](err); ok {
+		} else if e, ok := errors.AsType[*answerTooLargeError](err); ok {
 			s.guards.answerCut(e.Bound)
 		}
 	}
