@@ -1,8 +1,9 @@
 // Package codec registers each wire harnessflow speaks as one value: its
 // name, the path and credentials of its upstream requests, the response
 // graphs that decode its answers (streaming, and unary when the wire has
-// one), the request graph of its native route, and how its model list and
-// its streams are recognised (docs/architecture.md#wire-codecs). Responses,
+// one), the request graph of its native route, how its model list and its
+// streams are recognised, and its client side ([Inbound]: the proxy's
+// routes for clients that speak the wire) (docs/architecture.md#wire-codecs). Responses,
 // Chat Completions and Anthropic Messages are three registrations of this
 // package; a program adds a wire with [Register], and every layer that
 // chose by a wire's name — the harness layer's routing and response graph,

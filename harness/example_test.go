@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
-	_ "github.com/harnessflow/harnessflow/harness/all" // registers every harness ("opencode" below)
+	"github.com/harnessflow/harnessflow/harness/all"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/sinks"
@@ -36,6 +36,7 @@ func Example() {
 	}
 	req.Model = "qwen3-coder"
 	cfg := harness.Config{
+		Registry:   all.Registry(), // every harness of harnessflow ("opencode" below)
 		Wire:       harness.WireChat,
 		ToolFormat: textcall.Auto,
 		Now:        func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },

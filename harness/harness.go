@@ -1,12 +1,27 @@
-// Package harness describes the agents harnessflow can emulate and assembles
-// every turn of them. Each harness package registers a [Spec] — its request
-// graph (history + tools → that agent's native request, built from an
-// [Env]), its optional harness.post node, its optional text parser and its
-// tool bridge. [Plan] is the one function that turns a client's Responses
-// request into a [Turn]: the route, the shaped upstream request and the
-// response graph. The proxy, `shape`, `translate`, `graph` and `parse` all
-// call it, so what `shape` prints is what `serve` sends. The registry is the
-// only global mutable state of the project.
+// Package harness describes the coding agents harnessflow emulates and
+// assembles every turn of them (docs/architecture.md#harness-layer).
+//
+// Each harness package registers a [Spec] into the process registry
+// ([Register], [Default]; package harness/all holds every one, and its
+// Registry function returns them): the wires the agent shapes itself, its
+// variants, its request graph (history + tools → that agent's request,
+// built from an [Env]), its optional harness.post node and text parser,
+// and its tool bridge. A [Registry] is a set of specs that never changes
+// (With and Without return new ones); the routing matrix
+// ([Registry.Resolve], docs/routing.md#routing-matrix) is derived from the
+// specs it holds and the registered wire codecs (package codec).
+//
+// A turn is opened in one place, [Open]: it plans the client's Responses
+// request ([Plan]: the route, the shaped upstream request, the optional
+// title request) and returns an [Exchange], whose [Exchange.Graph] builds
+// the response graph — the wire's protocol layer (with the text tool-call
+// node on chat), harness.post, harness.bridge, then the caller's edits,
+// such as a stage of its own inserted by name. serve, shape, translate,
+// bench, graph and the harness test kit all call Open, so what `shape`
+// prints is what `serve` sends; package upstream sends an Exchange's
+// request to a model server and runs its graph over the answer, as the
+// proxy does. The process registry is the only global mutable state of
+// the project.
 package harness
 
 import (

@@ -346,13 +346,16 @@ func (e *WireError) Error() string {
 	return fmt.Sprintf("harness %q does not shape %s requests (it shapes %s)%s", e.Harness, e.Wire, strings.Join(ws, ", "), fix)
 }
 
-// CheckName returns nil for "" (native), "native" and every registered
-// harness name, and an [*UnknownHarnessError] for any other name.
-func CheckName(name string) error {
-	if _, ok := Lookup(name); ok || name == NameAuto {
+// CheckName returns nil for "" (native), "native" and every harness name
+// of the process registry, and an [*UnknownHarnessError] for any other name.
+func CheckName(name string) error { return Default().CheckName(name) }
+
+// CheckName is [CheckName] for the harnesses of r.
+func (r *Registry) CheckName(name string) error {
+	if _, ok := r.Lookup(name); ok || name == NameAuto {
 		return nil
 	}
-	all := All()
+	all := r.All()
 	e := &UnknownHarnessError{Name: name, Available: make([]string, 0, len(all))}
 	for _, s := range all {
 		e.Available = append(e.Available, s.Name)
@@ -369,18 +372,21 @@ func CheckName(name string) error {
 // ([CheckName]) and, when the routing table routes (wire, name) to another
 // harness (native), that it shapes wire itself: a [*WireError] otherwise.
 // A pair the routing table refuses is left to [Resolve]'s [*RouteError].
-func CheckRoute(wire Wire, name string) error {
-	if err := CheckName(name); err != nil {
+func CheckRoute(wire Wire, name string) error { return Default().CheckRoute(wire, name) }
+
+// CheckRoute is [CheckRoute] for the harnesses of r.
+func (r *Registry) CheckRoute(wire Wire, name string) error {
+	if err := r.CheckName(name); err != nil {
 		return err
 	}
 	if isNative(name) || name == NameAuto {
 		return nil
 	}
-	route, err := Resolve(wire, name)
+	route, err := r.Resolve(wire, name)
 	if err != nil || route.Harness == name {
 		return nil
 	}
-	s, _ := Lookup(name)
+	s, _ := r.Lookup(name)
 	return &WireError{Harness: name, Wire: wire, Shapes: slices.Clone(s.Wires)}
 }
 

@@ -125,10 +125,13 @@ func (s Spec) checkVariants() error {
 // CheckVariant checks a variant string for the harness called name: an
 // [*UnknownHarnessError] when no harness of this build has that name, a
 // [*VariantError] when the harness has no such variant.
-func CheckVariant(name, variant string) error {
-	if err := CheckName(name); err != nil {
+func CheckVariant(name, variant string) error { return Default().CheckVariant(name, variant) }
+
+// CheckVariant is [CheckVariant] for the harnesses of r.
+func (r *Registry) CheckVariant(name, variant string) error {
+	if err := r.CheckName(name); err != nil {
 		return err
 	}
-	s, _ := Lookup(name)
+	s, _ := r.Lookup(name)
 	return s.CheckVariant(variant)
 }

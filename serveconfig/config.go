@@ -277,6 +277,16 @@ func (m *Model) upstreamModel(up *Upstream, model string) string {
 type Options struct {
 	// LookupEnv reads an environment variable; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// Registry holds the harnesses the entries may name; nil means
+	// harness.Default(). It should be the server's (server.Config.Registry).
+	Registry *harness.Registry
+}
+
+func (o Options) registry() *harness.Registry {
+	if o.Registry != nil {
+		return o.Registry
+	}
+	return harness.Default()
 }
 
 func (o Options) lookupEnv(name string) (string, bool) {
@@ -708,7 +718,8 @@ func (v *validator) model(i int, f *fileModel, c *Config) *Model {
 	}
 	// The entry's harness (native when it names none) must be served on
 	// every upstream's wire, as requests on the plain routes are shaped.
-	if err := harness.CheckName(m.Harness); err != nil {
+	reg := v.opts.registry()
+	if err := reg.CheckName(m.Harness); err != nil {
 		v.errorf(at("harness"), "%s: %v", where, err)
 	} else {
 		hl := at("harness")
@@ -716,12 +727,12 @@ func (v *validator) model(i int, f *fileModel, c *Config) *Model {
 			hl = at("upstreams")
 		}
 		for _, u := range m.Upstreams {
-			err := harness.CheckRoute(u.Wire, m.Harness)
+			err := reg.CheckRoute(u.Wire, m.Harness)
 			if we, ok := errors.AsType[*harness.WireError](err); ok {
 				we.Flag = "an upstream with wire ="
 			}
 			if err == nil {
-				_, err = harness.Resolve(u.Wire, m.Harness)
+				_, err = reg.Resolve(u.Wire, m.Harness)
 			}
 			if err != nil {
 				v.errorf(hl, "%s: upstream %q (wire %s): %v", where, u.Name, u.Wire, err)
@@ -796,7 +807,7 @@ func (v *validator) caps(f *fileModel, at func(string) int, where string) Caps {
 		}
 	}
 	for h, val := range c.Variants {
-		if err := harness.CheckVariant(h, val); err != nil {
+		if err := v.opts.registry().CheckVariant(h, val); err != nil {
 			v.errorf(at("variants"), "%s: variants: %v", where, err)
 		}
 	}

@@ -185,6 +185,28 @@ func (c Config) CheckAddr(addr net.Addr) error {
 	return &OpenRelayError{Addr: addr}
 }
 
+// openRelay notes that the server serves a non-loopback address (for
+// checkReload) and, when it would spend its own upstream key there for any
+// caller (CheckAddr, with the client keys in force now), answers HTTP 403
+// and reports true. Serve refuses such a listener before a request
+// arrives; this is the same protection for a Handler served by the
+// caller's own http.Server.
+func (s *Server) openRelay(w http.ResponseWriter, r *http.Request, addr net.Addr) bool {
+	if !s.exposed.Load() {
+		s.exposed.Store(true)
+	}
+	if s.requiresKeys() || s.cfg.InsecureOpenRelay || !s.cfg.spendsKey() {
+		return false
+	}
+	err := &OpenRelayError{Addr: addr}
+	s.log.LogAttrs(r.Context(), slog.LevelWarn, "harnessflow request refused: open relay",
+		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("addr", addr.String()))
+	w.Header().Set("Connection", "close")
+	s.answer(w, nil, failure(http.StatusForbidden, "invalid_request_error", "open_relay", "harnessflow: "+strings.TrimPrefix(err.Error(), "server: "), "", err))
+	abandonBody(w)
+	return true
+}
+
 // IsLoopback reports whether addr is a TCP address on a loopback IP (an
 // unspecified IP such as 0.0.0.0 listens on every interface: not loopback).
 // Addresses of other networks (unix sockets) count as loopback: only

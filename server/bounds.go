@@ -76,9 +76,9 @@ func (c Config) defaultLimits() AnswerLimits {
 	return c.AnswerLimits.inForce(AnswerLimits{Text: DefaultMaxAnswerBytes, Body: DefaultMaxBodyBytes, Ratio: DefaultMaxCompressionRatio})
 }
 
-// AnswerTooLargeError is an upstream body that passed a bound of
+// answerTooLargeError is an upstream body that passed a bound of
 // AnswerLimits while it was read.
-type AnswerTooLargeError struct {
+type answerTooLargeError struct {
 	// Bound is "body" or "compression ratio".
 	Bound string
 	// Limit is the bound's value.
@@ -86,7 +86,7 @@ type AnswerTooLargeError struct {
 }
 
 // Error says which bound and what it is.
-func (e *AnswerTooLargeError) Error() string {
+func (e *answerTooLargeError) Error() string {
 	if e.Bound == boundRatio {
 		return fmt.Sprintf("the upstream's gzip answer inflates more than %d times (max_compression_ratio)", e.Limit)
 	}
@@ -98,13 +98,13 @@ const (
 	boundRatio = "compression ratio"
 )
 
-// codeAnswerTooLarge is the stream error code of an AnswerTooLargeError.
+// codeAnswerTooLarge is the stream error code of an answerTooLargeError.
 const codeAnswerTooLarge = "upstream_answer_too_large"
 
 // answerFailure returns the stream error of a run that ended on an
-// AnswerTooLargeError, nil for any other error.
+// answerTooLargeError, nil for any other error.
 func answerFailure(err error) *protocol.StreamError {
-	e, ok := errors.AsType[*AnswerTooLargeError](err)
+	e, ok := errors.AsType[*answerTooLargeError](err)
 	if !ok {
 		return nil
 	}
@@ -161,7 +161,7 @@ func boundBody(resp *http.Response, lim AnswerLimits) error {
 	return nil
 }
 
-// Read reads the (inflated) body, failing with an *AnswerTooLargeError once
+// Read reads the (inflated) body, failing with an *answerTooLargeError once
 // a bound is passed.
 func (b *boundedBody) Read(p []byte) (int, error) {
 	if b.err != nil {
@@ -181,9 +181,9 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	b.n += int64(n)
 	switch {
 	case b.lim.Body > 0 && b.n > b.lim.Body:
-		b.err = &AnswerTooLargeError{Bound: boundBytes, Limit: b.lim.Body}
+		b.err = &answerTooLargeError{Bound: boundBytes, Limit: b.lim.Body}
 	case b.gz != nil && b.lim.Ratio > 0 && b.n > ratioFloor && b.n > b.lim.Ratio*max(b.wire.n, 1):
-		b.err = &AnswerTooLargeError{Bound: boundRatio, Limit: b.lim.Ratio}
+		b.err = &answerTooLargeError{Bound: boundRatio, Limit: b.lim.Ratio}
 	}
 	if b.err != nil {
 		return 0, b.err

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "github.com/harnessflow/harnessflow/harness/all" // the harnesses of the /h/{harness}/ routes; without it only /v1/responses (native) is served
+	"github.com/harnessflow/harnessflow/harness/all"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/scripted"
@@ -46,6 +46,7 @@ func Example() {
 	}
 	proxy := server.New(server.Config{
 		Upstream: upstream.URL + "/v1",
+		Registry: all.Registry(), // the harnesses of the /h/{harness}/ routes
 		Extend:   countCalls,
 		Now:      func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 		Logger:   slog.New(slog.DiscardHandler), // one record per request otherwise

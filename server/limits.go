@@ -25,7 +25,7 @@ const bodyBlock = 1 << 20
 // The body must arrive within Config.BodyTimeout (a read deadline on the
 // connection, lifted once it has: a stream's connection must stay
 // readable, the server watches it for the client going away); a body that
-// does not is a *BodyTimeoutError.
+// does not is a *bodyTimeoutError.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	limit := s.cfg.MaxRequestBytes
 	if r.ContentLength > limit {
@@ -42,7 +42,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 			// The deadline stays: the server must not wait for the rest
 			// when it closes the body.
 			w.Header().Set("Connection", "close")
-			return nil, &BodyTimeoutError{After: d}
+			return nil, &bodyTimeoutError{After: d}
 		}
 		_ = rc.SetReadDeadline(time.Time{})
 		return body, err
@@ -59,11 +59,11 @@ func abandonBody(w http.ResponseWriter) {
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
-// BodyTimeoutError is a request body that did not arrive within
+// bodyTimeoutError is a request body that did not arrive within
 // Config.BodyTimeout: HTTP 408.
-type BodyTimeoutError struct{ After time.Duration }
+type bodyTimeoutError struct{ After time.Duration }
 
-func (e *BodyTimeoutError) Error() string {
+func (e *bodyTimeoutError) Error() string {
 	return fmt.Sprintf("the request body did not arrive within %s (serve --body-timeout)", e.After)
 }
 

@@ -68,7 +68,7 @@ func (s *Server) listModels(r *http.Request) ([]json.RawMessage, string, *answer
 		return nil, "", failure(http.StatusInternalServerError, "server_error", "", err.Error(), outcomeConfigError, nil)
 	}
 	if name := r.PathValue("harness"); name != "" {
-		if err := harness.CheckName(name); err != nil {
+		if err := s.reg.CheckName(name); err != nil {
 			return nil, "", failure(http.StatusNotFound, "invalid_request_error", "unknown_harness", err.Error(), outcomeRouteError, nil)
 		}
 	}

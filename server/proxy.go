@@ -127,6 +127,7 @@ func (s *Server) harnessConfig() harness.Config {
 		ToolsInPrompt: s.cfg.ToolsInPrompt,
 		TextCalls:     s.proxyMetrics.textToolCall,
 		HostedTool:    s.hostedTool,
+		Registry:      s.reg,
 	}
 }
 
@@ -236,7 +237,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, x *exchange
 			return nil, failure(http.StatusRequestEntityTooLarge, "invalid_request_error", "",
 				fmt.Sprintf("request body over %d bytes", tooBig.Limit), outcomeBadRequest, err)
 		}
-		if slow, ok := errors.AsType[*BodyTimeoutError](err); ok {
+		if slow, ok := errors.AsType[*bodyTimeoutError](err); ok {
 			s.guards.requestRefused("body_timeout")
 			return nil, failure(http.StatusRequestTimeout, "invalid_request_error", "request_timeout", "harnessflow: "+slow.Error(), outcomeBadRequest, err)
 		}
@@ -276,11 +277,11 @@ func (s *Server) planError(r *http.Request, x *exchange, err error) *answerError
 		return cancelledAnswer(err)
 	}
 	if re, ok := errors.AsType[*harness.RouteError](err); ok {
-		return failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route", re.Error()+routeHint(x.wire(s), x.harness), outcomeRouteError, err)
+		return failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route", re.Error()+routeHint(s.reg, x.wire(s), x.harness), outcomeRouteError, err)
 	}
-	if route, rerr := harness.Resolve(x.wire(s), x.harness); rerr == nil {
+	if route, rerr := s.reg.Resolve(x.wire(s), x.harness); rerr == nil {
 		x.route = route.String()
-		if _, ok := harness.Lookup(route.Harness); !ok {
+		if _, ok := s.reg.Lookup(route.Harness); !ok {
 			// harness.Prepare's "harness %q (route %s) is not available in this build".
 			return failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route", err.Error(), outcomeRouteError, err)
 		}
@@ -452,7 +453,7 @@ func (s *Server) conclude(r *http.Request, x *exchange, sink clientSink, err err
 		}
 		if _, ok := errors.AsType[*responses.TextLimitError](err); ok {
 			s.guards.answerCut("text")
-		} else if e, ok := errors.AsType[*AnswerTooLargeError](err); ok {
+		} else if e, ok := errors.AsType[*answerTooLargeError](err); ok {
 			s.guards.answerCut(e.Bound)
 		}
 	}

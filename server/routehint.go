@@ -9,10 +9,10 @@ import (
 // routeHint follows a routing error's text (docs/routing.md#routing-matrix,
 // kept exact) with the fix in harnessflow's own terms: the routes of this
 // proxy that serve its upstream wire, and the --upstream-wire that serves
-// the harness asked for.
-func routeHint(wire harness.Wire, name string) string {
+// the harness asked for, among the harnesses of reg.
+func routeHint(reg *harness.Registry, wire harness.Wire, name string) string {
 	var routes []string
-	for _, s := range harness.All() {
+	for _, s := range reg.All() {
 		if s.Supports(wire) && s.Name != harness.NativeName {
 			routes = append(routes, "/h/"+s.Name+"/v1")
 		}
@@ -23,7 +23,7 @@ func routeHint(wire harness.Wire, name string) string {
 		b.WriteString("the native route has no translation to the " + string(wire) + " wire")
 	} else {
 		b.WriteString("harness " + name + " is not served on --upstream-wire " + string(wire))
-		if s, ok := harness.Lookup(name); ok && len(s.Wires) > 0 {
+		if s, ok := reg.Lookup(name); ok && len(s.Wires) > 0 {
 			ws := make([]string, len(s.Wires))
 			for i, w := range s.Wires {
 				ws[i] = string(w)

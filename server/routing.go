@@ -50,9 +50,9 @@ func (s *Server) targets(x *exchange, req *protocol.ResponsesRequest) ([]*target
 	for _, a := range route.Attempts {
 		u := a.Upstream
 		if x.harness != "" {
-			err := harness.CheckRoute(u.Wire, x.harness)
+			err := s.reg.CheckRoute(u.Wire, x.harness)
 			if err == nil {
-				_, err = harness.Resolve(u.Wire, x.harness)
+				_, err = s.reg.Resolve(u.Wire, x.harness)
 			}
 			if err != nil {
 				refused = cmp.Or(refused, err)
@@ -296,9 +296,9 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, x *exchange,
 // wire is the model's upstream's: see targets).
 func (s *Server) checkHarness(name string) error {
 	if s.cfg.Routes != nil {
-		return harness.CheckName(name)
+		return s.reg.CheckName(name)
 	}
-	return harness.CheckRoute(s.cfg.wire(), name)
+	return s.reg.CheckRoute(s.cfg.wire(), name)
 }
 
 // singleTarget is the target of Config.Upstream (nil with Config.Routes).

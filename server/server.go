@@ -17,10 +17,23 @@
 // (/responses and /h/{harness}/responses are accepted too, for clients
 // whose base URL lacks /v1.)
 //
-// Per request the proxy decodes the Responses JSON ([protocol.DecodeRequest])
-// and plans the turn with [harness.Plan] — the route (docs/routing.md#routing-matrix), the shaped
-// upstream request (path, query, headers, body; exactly what `harnessflow
-// shape` prints) and the response graph. It sends the optional title request
+// A program runs the proxy with [New] and either [Server.Serve] (or
+// ListenAndServe: the listener, its connection bounds and the graceful
+// shutdown included) or [Server.Handler] inside an http.Server of its own,
+// behind its own middleware; the handler alone has every per-request
+// protection (see Handler for what the http.Server must set).
+// Config.Registry names the harnesses served — all.Registry() of package
+// harness/all for every harness of harnessflow, with an ordinary import —
+// and Config.Extend adds stages of the program's own to every response
+// graph. The scripted model the examples and tests proxy to is package
+// scripted; package upstream sends one planned turn without a proxy.
+//
+// Per request the proxy decodes the client's JSON (Responses, or the
+// inbound wire's: [codec.Inbound]) and opens the turn with [harness.Open] —
+// the route (docs/routing.md#routing-matrix), the shaped upstream request
+// (path, query, headers, body; exactly what `harnessflow shape` prints) and
+// the [harness.Exchange] whose graph reads the answer; the upstream request
+// is built by package upstream from the wire's codec. It sends the optional title request
 // first (docs/architecture.md#title-requests: drained and ignored; a failure is logged, counted and
 // the turn goes on), then the main request to {Upstream}{path}, and streams
 // the upstream's answer through the turn's response graph into a Responses
@@ -211,6 +224,14 @@ type Config struct {
 	// means none: a proxy reads nothing of its disk unless told to
 	// (`serve` says local on a loopback address without client keys).
 	Workspace harness.WorkspacePolicy
+	// Registry holds the harnesses the proxy serves: the /h/{harness}/
+	// routes, their model lists and the routing configuration's harnesses;
+	// nil means harness.Default(), the process registry the harness
+	// packages register into. all.Registry() (package harness/all) holds
+	// every harness of harnessflow; Default().With(spec) adds one of a
+	// program's own. A routing configuration (Routes) should be parsed
+	// with the same registry (serveconfig.Options.Registry).
+	Registry *harness.Registry
 	// Models gives the model capabilities used in shaping (thinking toggle,
 	// reasoning levels); nil means the built-in table.
 	Models *harness.ModelTable
@@ -399,6 +420,14 @@ func (c Config) maxFollowupRounds() int {
 	return c.MaxFollowupRounds
 }
 
+// registry is Config.Registry, or the process registry.
+func (c Config) registry() *harness.Registry {
+	if c.Registry != nil {
+		return c.Registry
+	}
+	return harness.Default()
+}
+
 func (c Config) wire() harness.Wire {
 	if c.Wire == "" {
 		return harness.WireChat
@@ -433,8 +462,8 @@ type Server struct {
 	client  *http.Client
 	owned   *http.Transport // the transport of a client the server made
 	log     *slog.Logger
-	metrics *metrics.Metrics // what flows through the response graphs, for /metrics
-	mux     *http.ServeMux
+	metrics *metrics.Metrics        // what flows through the response graphs, for /metrics
+	handler http.Handler            // the mux behind front: what Handler returns and Serve serves
 	keys    atomic.Pointer[keyring] // hashes of the client keys in force (Config.ClientKeys, SetClientKeys)
 
 	store        Store        // nil with Config.NoStore (store_resolve.go)
@@ -443,13 +472,14 @@ type Server struct {
 	guards       guardMetrics // what the proxy refused a peer, for /metrics (guard_metrics.go)
 	storeState   storeState   // its outages and the responses it did not keep (store_health.go)
 
-	checked upstreamBase   // Config.Check and the upstream's base URL, once (transport.go)
-	single  *target        // the upstream of Config.Upstream (nil with Config.Routes)
-	pool    upstreamPool   // the clients of Config.Routes's upstreams (targets.go)
-	routing routeMetrics   // what Config.Routes does, for /metrics
-	exposed atomic.Bool    // Serve serves a non-loopback address (routing.go's checkReload)
-	admit   *admission     // Config.MaxStreams (admission.go)
-	turnCfg harness.Config // the harness layer's configuration of every turn, less the target's (proxy.go's planConfig)
+	checked upstreamBase      // Config.Check and the upstream's base URL, once (transport.go)
+	single  *target           // the upstream of Config.Upstream (nil with Config.Routes)
+	pool    upstreamPool      // the clients of Config.Routes's upstreams (targets.go)
+	routing routeMetrics      // what Config.Routes does, for /metrics
+	exposed atomic.Bool       // Serve serves a non-loopback address (routing.go's checkReload)
+	admit   *admission        // Config.MaxStreams (admission.go)
+	turnCfg harness.Config    // the harness layer's configuration of every turn, less the target's (proxy.go's planConfig)
+	reg     *harness.Registry // the harnesses served (Config.Registry)
 
 	inflight atomic.Int64  // requests being served
 	stop     chan struct{} // closed by Stop
@@ -474,6 +504,7 @@ func New(cfg Config) *Server {
 	if s.metrics == nil {
 		s.metrics = metrics.New()
 	}
+	s.reg = cfg.registry()
 	s.turnCfg = s.harnessConfig()
 	if s.cfg.MaxRequestBytes <= 0 {
 		s.cfg.MaxRequestBytes = DefaultMaxRequestBytes
@@ -505,12 +536,27 @@ func New(cfg Config) *Server {
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "harnessflow request", slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.Int("status", status), slog.String("outcome", outcome), slog.String("reason", cutReason(msg)))
 	})
-	s.mux = mux
+	s.handler = s.front(mux)
 	return s
 }
 
-// Handler returns the proxy's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+// Handler returns the proxy's HTTP handler, complete on its own: every
+// route, the client keys, the request bounds (body size, body timeout,
+// input items, Config.MaxStreams' admission), the upstream timeouts, the
+// metrics, the in-flight count Serve's shutdown waits on, and the refusal
+// of an open relay (a request arriving on a non-loopback address while
+// the proxy would spend its own upstream key for any caller: HTTP 403,
+// see CheckAddr). A configuration that fails Check makes every proxied
+// request HTTP 500. Serve serves this same handler.
+//
+// What belongs to a connection or a listener is the caller's http.Server's
+// to set: ReadHeaderTimeout (Serve uses 30s; without one a client that
+// never finishes its headers holds a connection), IdleTimeout, a bound on
+// the connections (Serve's Config.MaxConns), and the graceful shutdown
+// (http.Server.Shutdown; Serve also ends the streams left after
+// Config.ShutdownGrace with response.failed). A stream's handler returns
+// when its request's context is cancelled.
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // CloseIdleConnections closes the idle upstream connections of the
 // server's own client (Serve does it when it returns).
@@ -569,7 +615,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ln = netutil.LimitListener(ln, n)
 	}
 	srv := &http.Server{
-		Handler:           s.track(s.mux),
+		Handler:           s.handler, // front counts the requests in flight
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return reqCtx },
@@ -638,11 +684,16 @@ func (s *Server) shutdown(srv *http.Server, endRequests context.CancelCauseFunc)
 	s.waitHandlers(shutdownWrite)
 }
 
-// track counts the requests in flight.
-func (s *Server) track(h http.Handler) http.Handler {
+// front is the door of every request, Serve's or a caller's own
+// http.Server's: it counts the requests in flight (the shutdown waits on
+// them) and refuses an open relay on a non-loopback address (openRelay).
+func (s *Server) front(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.inflight.Add(1)
 		defer s.inflight.Add(-1)
+		if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && !IsLoopback(addr) && s.openRelay(w, r, addr) {
+			return
+		}
 		h.ServeHTTP(w, r)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/harnessflow/harnessflow/harness/all"
 	"github.com/harnessflow/harnessflow/serveconfig"
 	"github.com/harnessflow/harnessflow/server"
 )
@@ -54,7 +55,7 @@ func runConfig(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 // loadServeConfig reads a serve configuration file and checks what the
 // package serveconfig leaves to the command (the store's syntax).
 func loadServeConfig(path string) (*serveconfig.Config, error) {
-	c, err := serveconfig.Load(path, serveconfig.Options{})
+	c, err := serveconfig.Load(path, serveconfig.Options{Registry: all.Registry()})
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func loadServeConfig(path string) (*serveconfig.Config, error) {
 // addresses include a non-loopback one while an upstream has a key of its
 // own and clients need none.
 func checkRelay(c *serveconfig.Config) error {
-	cfg := server.Config{Routes: serveconfig.NewHolder(c, serveconfig.Options{}), ClientKeys: c.ClientKeys, InsecureOpenRelay: c.InsecureOpenRelay}
+	cfg := server.Config{Registry: all.Registry(), Routes: serveconfig.NewHolder(c, serveconfig.Options{Registry: all.Registry()}), ClientKeys: c.ClientKeys, InsecureOpenRelay: c.InsecureOpenRelay}
 	for _, a := range c.Listen {
 		addr, err := net.ResolveTCPAddr("tcp", a)
 		if err != nil {

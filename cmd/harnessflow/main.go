@@ -15,7 +15,7 @@ import (
 	"strings"
 	"syscall"
 
-	_ "github.com/harnessflow/harnessflow/harness/all" // registers every harness
+	_ "github.com/harnessflow/harnessflow/harness/all" // registers every harness: the commands besides serve read the process registry
 )
 
 // command is one subcommand of the CLI.

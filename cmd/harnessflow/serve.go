@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/harness/all"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/scripted"
 	"github.com/harnessflow/harnessflow/server"
@@ -195,6 +196,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 
 	cfg := server.Config{
+		Registry: all.Registry(),
 		Upstream: *upstream,
 		Wire:     wire,
 		APIKey:   apiKey,

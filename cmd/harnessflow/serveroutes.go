@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/harness/all"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/serveconfig"
 	"github.com/harnessflow/harnessflow/server"
@@ -99,8 +100,9 @@ func runServeConfig(ctx context.Context, fs *flag.FlagSet, path string, f serveF
 	if err != nil {
 		return fail(stderr, "serve", exitUsage, "%v", err)
 	}
-	routes := serveconfig.NewHolder(c, serveconfig.Options{})
+	routes := serveconfig.NewHolder(c, serveconfig.Options{Registry: all.Registry()})
 	cfg := server.Config{
+		Registry:          all.Registry(),
 		Routes:            routes,
 		Mode:              mode,
 		Logger:            logger,

@@ -1,10 +1,12 @@
-// Package all registers every harness of harnessflow. Import it for its side
-// effect:
+// Package all holds every harness of harnessflow: importing it registers
+// each into the process registry (harness.Default), and [Registry] returns
+// them, so that a program names what it serves with an ordinary import:
 //
-//	import _ "github.com/harnessflow/harnessflow/harness/all"
+//	proxy := server.New(server.Config{Upstream: url, Registry: all.Registry()})
 package all
 
 import (
+	"github.com/harnessflow/harnessflow/harness"
 	_ "github.com/harnessflow/harnessflow/harness/claudecode"  // registers "claude-code" and "claude-code-bare"
 	_ "github.com/harnessflow/harnessflow/harness/deepseektui" // registers "deepseek-tui"
 	_ "github.com/harnessflow/harnessflow/harness/kimicli"     // registers "kimi-cli"
@@ -20,3 +22,10 @@ import (
 	_ "github.com/harnessflow/harnessflow/harness/terminus2"   // registers "terminus-2"
 	_ "github.com/harnessflow/harnessflow/harness/zcode"       // registers "zcode"
 )
+
+// Registry returns the registry of every harness of harnessflow: the
+// process registry once this package's imports have registered theirs.
+// It also holds any harness the program registered itself
+// (harness.Register); a harness of its own that only one server should
+// serve is added to the result with With.
+func Registry() *harness.Registry { return harness.Default() }

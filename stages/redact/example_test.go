@@ -7,13 +7,15 @@ import (
 	"os"
 	"strings"
 
+	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/harness/all"
 	"github.com/harnessflow/harnessflow/pipeline"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/sinks"
 	"github.com/harnessflow/harnessflow/sources"
-	"github.com/harnessflow/harnessflow/stages/chatstream"
 	"github.com/harnessflow/harnessflow/stages/redact"
 	"github.com/harnessflow/harnessflow/stages/request"
+	"github.com/harnessflow/harnessflow/stages/textcall"
 )
 
 // chatSSE is a chat completions stream whose text carries an API key split
@@ -27,18 +29,30 @@ func chatSSE(deltas ...string) string {
 	return b.String()
 }
 
-// Redaction inserted into the chat response graph by name: the key split
-// over two deltas never appears, the text around it leaves at once.
+// Redaction inserted by name into the response graph serve runs for a
+// chat upstream — planned through harness.Open and built by
+// Exchange.Graph, so it holds the text tool-call node (chat.textcalls) of
+// serve's default "auto" — right after chat.finalize: the key split over
+// two deltas never appears, the text around it leaves at once.
 func Example() {
 	r, err := redact.New(redact.Config{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	g, err := chatstream.Graph(chatstream.Options{})
-	if err == nil {
-		g, err = g.InsertAfter("chat.finalize", redact.Node(r))
+	req := &protocol.ResponsesRequest{Model: "m", Stream: true, Input: []protocol.ResponseItem{
+		&protocol.Message{Role: protocol.RoleUser, Content: []protocol.ContentItem{{Type: protocol.ContentInputText, Text: "Which key do I use?"}}},
+	}}
+	cfg := harness.Config{Registry: all.Registry(), Wire: harness.WireChat, ToolFormat: textcall.Auto}
+	ex, err := harness.Open(context.Background(), cfg, harness.Opening{Request: req}) // no harness: the native route
+	ex.Answered("text/event-stream")                                                  // the upstream streams
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
+	g, err := ex.Graph(func(g *pipeline.Graph) (*pipeline.Graph, error) {
+		return g.InsertAfter("chat.finalize", redact.Node(r))
+	})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -51,7 +65,7 @@ func Example() {
 		fmt.Println(err)
 	}
 	// Output:
-	// sse.decode → chat.decode → chat.accumulate → chat.finalize → redact.response
+	// sse.decode → chat.decode → chat.textcalls → chat.accumulate → chat.finalize → redact.response
 	// {"type":"server_model","model":"m"}
 	// {"type":"created"}
 	// {"type":"output_item.added","item":{"type":"message","id":"chat-message-1","role":"assistant","content":[{"type":"output_text","text":""}]}}
