@@ -9,10 +9,15 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/harnessflow/harnessflow/harness"
+	_ "github.com/harnessflow/harnessflow/harness/all" // the native shell tools of every harness
+	"github.com/harnessflow/harnessflow/harness/bridge"
+	"github.com/harnessflow/harnessflow/wire/anthropic"
 	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
@@ -26,11 +31,20 @@ const DefaultModel = "harnessflow-scripted"
 // maxBody caps a request body.
 const maxBody = 32 << 20
 
-// shellTools are the tool names a nameless scripted call picks from.
-var shellTools = map[string]bool{
-	"exec_command": true, "shell": true, "shell_command": true, "local_shell": true,
-	"bash": true, "run_shell_command": true, "Bash": true,
-	"exec_shell": true, // deepseek-tui's shell tool
+// isShellTool reports whether a nameless scripted call may run its command
+// with the tool name: a client shell tool the harnesses' bridge knows, or
+// the native shell tool (the plain mapping of its bridge) of a registered
+// harness.
+func isShellTool(name string) bool {
+	if slices.Contains(bridge.ClientShellNames(), name) {
+		return true
+	}
+	for _, s := range harness.All() {
+		if m, ok := s.Bridge.Lookup(name); ok && m.Plain {
+			return true
+		}
+	}
+	return false
 }
 
 // Handler serves a Script as a Chat Completions endpoint. It is safe for
@@ -64,14 +78,14 @@ func NewWithOptions(s *Script, opts Options) (*Handler, error) {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
-	case path == "/v1/chat/completions" || path == "/chat/completions":
+	case path == "/v1"+chat.Path || path == chat.Path:
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			writeError(w, http.StatusMethodNotAllowed, "use POST for "+path)
 			return
 		}
 		h.completions(w, r)
-	case path == "/v1/messages" || path == "/messages":
+	case path == "/v1"+anthropic.Path || path == anthropic.Path:
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			writeMessagesError(w, http.StatusMethodNotAllowed, "use POST for "+path)
@@ -166,7 +180,7 @@ type shellTool struct {
 // names.
 func (r *request) shell() (shellTool, bool) {
 	for _, tool := range r.tools {
-		if shellTools[tool.Function.Name] {
+		if isShellTool(tool.Function.Name) {
 			return shellTool{tool.Function.Name, tool.Function.Parameters}, true
 		}
 	}
