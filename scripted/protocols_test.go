@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/harnessflow/harnessflow/harness"
-	"github.com/harnessflow/harnessflow/harness/bridge"
 	_ "github.com/harnessflow/harnessflow/harness/all" // the text-protocol parsers the answers are checked with
+	"github.com/harnessflow/harnessflow/harness/bridge"
 	"github.com/harnessflow/harnessflow/scripted"
 )
 
