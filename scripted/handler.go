@@ -17,6 +17,7 @@ import (
 	"github.com/harnessflow/harnessflow/harness"
 	_ "github.com/harnessflow/harnessflow/harness/all" // the native shell tools of every harness
 	"github.com/harnessflow/harnessflow/harness/bridge"
+	"github.com/harnessflow/harnessflow/wire"
 	"github.com/harnessflow/harnessflow/wire/anthropic"
 	"github.com/harnessflow/harnessflow/wire/chat"
 )
@@ -73,6 +74,11 @@ func NewWithOptions(s *Script, opts Options) (*Handler, error) {
 	h.opts = opts
 	return h, nil
 }
+
+// Wires returns the wires the scripted model answers, chat first: Chat
+// Completions (POST /v1/chat/completions) and Anthropic Messages (POST
+// /v1/messages).
+func Wires() []wire.Wire { return []wire.Wire{wire.Chat, wire.Messages} }
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
