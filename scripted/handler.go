@@ -17,6 +17,7 @@ import (
 	"github.com/harnessflow/harnessflow/harness"
 	_ "github.com/harnessflow/harnessflow/harness/all" // the native shell tools of every harness
 	"github.com/harnessflow/harnessflow/harness/bridge"
+	"github.com/harnessflow/harnessflow/harness/kimicode"
 	"github.com/harnessflow/harnessflow/wire"
 	"github.com/harnessflow/harnessflow/wire/anthropic"
 	"github.com/harnessflow/harnessflow/wire/chat"
@@ -458,7 +459,7 @@ func captured(pattern string, r *request) string {
 func quoteOutput(s string) string {
 	if i := strings.LastIndex(s, "Output:\n"); i >= 0 {
 		s = s[i+len("Output:\n"):]
-	} else if first, rest, ok := strings.Cut(s, "\n"); ok && strings.HasPrefix(first, "Wall time: ") && strings.HasSuffix(first, " seconds") {
+	} else if first, rest, ok := strings.Cut(s, "\n"); ok && strings.HasPrefix(first, kimicode.WallTimePrefix) && strings.HasSuffix(first, kimicode.WallTimeSuffix) {
 		s = rest
 	}
 	s = strings.TrimSpace(s)
