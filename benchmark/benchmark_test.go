@@ -46,8 +46,11 @@ func TestGenerate(t *testing.T) {
 	if _, err := Generate("chat", MinChunks-1); err == nil {
 		t.Error("too few chunks: no error")
 	}
-	if _, err := Generate("websocket", 1000); err == nil {
-		t.Error("unknown wire: no error")
+	if _, err := Generate("websocket", 1000); err == nil || !strings.Contains(err.Error(), "unknown wire") {
+		t.Errorf("unknown wire: %v", err)
+	}
+	if got := GenerateWires(); len(got) != 3 {
+		t.Errorf("GenerateWires() = %v, want the three built-in wires", got)
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/harnessflow/harnessflow/codec"
 	"github.com/harnessflow/harnessflow/internal/jsonx"
+	"github.com/harnessflow/harnessflow/wire"
 )
 
 // DefaultChunks is the size of a generated stream: the number of data
@@ -22,38 +24,62 @@ const DefaultChunks = 10_000
 const MinChunks = 200
 
 // Generate returns a deterministic synthetic upstream stream of chunks data
-// events for a wire ("chat", "messages" or "responses"): reasoning, text
-// with escapes and non-ASCII, and tool calls whose arguments arrive in
-// small fragments, with usage. The corpus's Expect says what it must turn
-// into.
-func Generate(wire string, chunks int) (Corpus, error) {
+// events for the wire of that name (one of GenerateWires: chat, messages,
+// responses): reasoning, text with escapes and non-ASCII, and tool calls
+// whose arguments arrive in small fragments, with usage. The corpus's
+// Expect says what it must turn into.
+func Generate(name string, chunks int) (Corpus, error) {
 	if chunks < MinChunks {
 		return Corpus{}, fmt.Errorf("benchmark: generate: %d chunks, want at least %d", chunks, MinChunks)
 	}
-	var (
-		body []byte
-		want *Summary
-		err  error
-	)
-	switch wire {
-	case "chat":
-		body, want, err = generateChat(chunks)
-	case "messages":
-		body, want, err = generateMessages(chunks)
-	case "responses":
-		body, want, err = generateResponses(chunks)
-	default:
-		return Corpus{}, fmt.Errorf("benchmark: generate: unknown wire %q (want chat, messages or responses)", wire)
+	gen, ok := generators[wire.Wire(name)]
+	if !ok {
+		return Corpus{}, generateError(name)
 	}
+	body, want, err := gen(chunks)
 	if err != nil {
 		return Corpus{}, err
 	}
 	return Corpus{
-		Name:   fmt.Sprintf("generated %s stream, %d chunks", wire, chunks),
+		Name:   fmt.Sprintf("generated %s stream, %d chunks", name, chunks),
 		Inputs: [][]byte{body},
 		Events: chunks,
 		Expect: []*Summary{want},
 	}, nil
+}
+
+// generators build the synthetic stream of each wire Generate knows, by
+// the wire's registered name.
+var generators = map[wire.Wire]func(chunks int) ([]byte, *Summary, error){
+	wire.Chat:      generateChat,
+	wire.Messages:  generateMessages,
+	wire.Responses: generateResponses,
+}
+
+// GenerateWires returns the wires Generate makes streams of, in the codec
+// registry's order.
+func GenerateWires() []wire.Wire {
+	var out []wire.Wire
+	for _, w := range codec.All() {
+		if _, ok := generators[w]; ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// generateError is Generate's refusal of a wire without a generator: a
+// registered wire that has none, or an unknown name.
+func generateError(name string) error {
+	var names []string
+	for _, w := range GenerateWires() {
+		names = append(names, string(w))
+	}
+	want := strings.Join(names, ", ")
+	if _, ok := codec.Lookup(wire.Wire(name)); ok {
+		return fmt.Errorf("benchmark: generate: no synthetic stream of the %s wire (there is one of %s)", name, want)
+	}
+	return fmt.Errorf("benchmark: generate: unknown wire %q (want %s)", name, want)
 }
 
 // jsonQuote is encoding/json's quoting of s (HTML characters escaped, as

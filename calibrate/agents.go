@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/harnessflow/harnessflow/harness"
 )
 
 // APIKey is the dummy credential every agent is given: the endpoint is
@@ -81,8 +83,8 @@ func (r *Run) quiet() {
 
 // Agents are the agents calibrate knows how to run, by harness name.
 var Agents = map[string]Agent{
-	"claude-code": {
-		Harness: "claude-code",
+	harness.NameClaudeCode: {
+		Harness: harness.NameClaudeCode,
 		Wires:   []string{WireMessages},
 		Doc: "Claude Code (`claude`): ANTHROPIC_BASE_URL=endpoint, ANTHROPIC_API_KEY=dummy, HOME and " +
 			"CLAUDE_CONFIG_DIR in the temporary home, telemetry/updates/non-essential traffic off; " +
@@ -98,8 +100,8 @@ var Agents = map[string]Agent{
 			return nil
 		},
 	},
-	"opencode": {
-		Harness: "opencode",
+	harness.NameOpenCode: {
+		Harness: harness.NameOpenCode,
 		Wires:   []string{WireChat, WireResponses, WireMessages},
 		Doc: "opencode (`opencode`): a temporary opencode.json (OPENCODE_CONFIG) with one provider " +
 			"\"calibrate\" whose baseURL is the endpoint's /v1 (chat: @ai-sdk/openai-compatible, responses: " +
@@ -135,8 +137,8 @@ var Agents = map[string]Agent{
 			return nil
 		},
 	},
-	"qwen-code": {
-		Harness: "qwen-code",
+	harness.NameQwenCode: {
+		Harness: harness.NameQwenCode,
 		Wires:   []string{WireChat, WireResponses, WireMessages},
 		Doc: "Qwen Code (`qwen`): a temporary HOME with .qwen/settings.json (auth type, telemetry and " +
 			"updates off), OPENAI_BASE_URL=endpoint/v1 (ANTHROPIC_BASE_URL for messages), dummy keys, " +
@@ -161,8 +163,8 @@ var Agents = map[string]Agent{
 			return nil
 		},
 	},
-	"kimi-code": {
-		Harness: "kimi-code",
+	harness.NameKimiCode: {
+		Harness: harness.NameKimiCode,
 		Wires:   []string{WireChat},
 		Doc: "Kimi Code (`kimi`, which needs Node >= 22.19 on PATH): a temporary KIMI_CODE_HOME with config.toml " +
 			"(provider \"calibrate\" of type kimi whose base_url is the endpoint's /v1, model MODEL with the " +
@@ -203,8 +205,8 @@ refresh_on_start = false
 }
 
 func init() {
-	Agents["pi"] = Agent{
-		Harness:     "pi",
+	Agents[harness.NamePi] = Agent{
+		Harness:     harness.NamePi,
 		Wires:       []string{WireChat},
 		Product:     "pi",
 		VersionArgs: []string{"--version"},

@@ -11,14 +11,21 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/harnessflow/harnessflow/codec"
+	"github.com/harnessflow/harnessflow/wire"
 )
 
-// Wires the capture endpoint speaks.
+// Wires the capture endpoint speaks, by their registered names.
 const (
-	WireChat      = "chat"
-	WireMessages  = "messages"
-	WireResponses = "responses"
+	WireChat      = string(wire.Chat)
+	WireMessages  = string(wire.Messages)
+	WireResponses = string(wire.Responses)
 )
+
+// endpointWires are the wires the endpoint answers, in the order their
+// paths are matched.
+var endpointWires = [...]string{WireChat, WireMessages, WireResponses}
 
 // maxRequests is how many model requests the endpoint answers with a
 // tool call before it only answers with final text.
@@ -89,19 +96,17 @@ func (e *endpoint) requests() ([]Captured, []string) {
 	return append([]Captured(nil), e.captured...), append([]string(nil), e.wrong...)
 }
 
-// wireOf names the wire of a request path ("" for none).
+// wireOf names the wire of a request path ("" for none): the wire whose
+// codec's request path ends it.
 func wireOf(path string) string {
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path = path[:i]
 	}
 	path = strings.TrimRight(path, "/")
-	switch {
-	case strings.HasSuffix(path, "/chat/completions"):
-		return WireChat
-	case strings.HasSuffix(path, "/messages"):
-		return WireMessages
-	case strings.HasSuffix(path, "/responses"):
-		return WireResponses
+	for _, w := range endpointWires {
+		if c, ok := codec.Lookup(wire.Wire(w)); ok && c.Path != "" && strings.HasSuffix(path, c.Path) {
+			return w
+		}
 	}
 	return ""
 }

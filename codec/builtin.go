@@ -45,6 +45,12 @@ func Responses() Codec {
 		NativeRoute:   "ResponsesApi",
 		SniffEvent:    prefixSniff("response."),
 		SniffData:     typeSniff("response."),
+		SniffBody: func(body []byte) string {
+			if bodyFields(body).Object == "response" {
+				return `"object":"response"`
+			}
+			return ""
+		},
 	}
 }
 
@@ -68,6 +74,12 @@ func Chat() Codec {
 		NativeRequest: request.NewChatGraph,
 		NativeRoute:   "ChatCompletionsCompat",
 		SniffData:     chatSniff,
+		SniffBody: func(body []byte) string {
+			if f := bodyFields(body); f.Object == "chat.completion" || len(f.Choices) > 0 {
+				return `it has "choices"`
+			}
+			return ""
+		},
 		Inbound: &Inbound{
 			Paths: []string{"/v1/chat/completions", "/chat/completions"},
 			What:  "Chat Completions",
@@ -124,6 +136,12 @@ func Messages() Codec {
 		SniffData: func(data []byte) string {
 			if t := dataType(data); strings.HasPrefix(t, "message_") || strings.HasPrefix(t, "content_block_") {
 				return `"type":"` + t + `"`
+			}
+			return ""
+		},
+		SniffBody: func(body []byte) string {
+			if f := bodyFields(body); f.Type == "message" && len(f.Content) > 0 {
+				return `"type":"message"`
 			}
 			return ""
 		},
@@ -215,6 +233,24 @@ func dataType(data []byte) string {
 		return ""
 	}
 	return v.Type
+}
+
+// answerFields are the fields of a non-streaming answer that say its wire.
+type answerFields struct {
+	Type    string          `json:"type"`
+	Object  string          `json:"object"`
+	Choices json.RawMessage `json:"choices"`
+	Content json.RawMessage `json:"content"`
+}
+
+// bodyFields reads the answerFields of a JSON body (zero when it is not an
+// object).
+func bodyFields(body []byte) answerFields {
+	var f answerFields
+	if json.Unmarshal(body, &f) != nil {
+		return answerFields{}
+	}
+	return f
 }
 
 // chatSniff recognises a chat chunk by its "object" or "choices".

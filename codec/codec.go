@@ -71,6 +71,9 @@ type Codec struct {
 	// SniffData names what one streamed data object shows of this wire
 	// ("" when nothing marks it as the wire's); nil recognises none.
 	SniffData func(data []byte) string
+	// SniffBody names what one non-streaming JSON answer shows of this
+	// wire ("" when nothing marks it as the wire's); nil recognises none.
+	SniffBody func(body []byte) string
 	// Inbound, when set, serves clients that speak the wire.
 	Inbound *Inbound
 }
@@ -279,6 +282,21 @@ func Sniff(event string, data []byte) (wire.Wire, string) {
 		}
 		if data != nil && c.SniffData != nil {
 			if what := c.SniffData(data); what != "" {
+				return c.Wire, what
+			}
+		}
+	}
+	return "", ""
+}
+
+// SniffBody names the wire a non-streaming JSON answer shows, and what
+// showed it; "" when none says.
+func SniffBody(body []byte) (wire.Wire, string) {
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, c := range codecs {
+		if c.SniffBody != nil {
+			if what := c.SniffBody(body); what != "" {
 				return c.Wire, what
 			}
 		}

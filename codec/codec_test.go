@@ -112,3 +112,22 @@ func TestModels(t *testing.T) {
 		t.Errorf("chat Models of an array: %v", err)
 	}
 }
+
+func TestSniffBody(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want wire.Wire
+	}{
+		{`{"object":"chat.completion","choices":[]}`, wire.Chat},
+		{`{"choices":[{"message":{}}]}`, wire.Chat},
+		{`{"id":"m","type":"message","content":[{"type":"text","text":"hi"}]}`, wire.Messages},
+		{`{"type":"message"}`, ""},
+		{`{"id":"r","object":"response","output":[]}`, wire.Responses},
+		{`{"error":{"message":"x"}}`, ""},
+		{`not json`, ""},
+	} {
+		if got, _ := SniffBody([]byte(tc.body)); got != tc.want {
+			t.Errorf("SniffBody(%s) = %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}

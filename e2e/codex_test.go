@@ -119,7 +119,7 @@ func TestCodex(t *testing.T) {
 
 	// The harness routes: the same tool-using exchange through
 	// /h/NAME/v1, the upstream seeing the harness's own request shape.
-	for _, hr := range harnessRoutes {
+	for _, hr := range harnessRoutes(t) {
 		label := cmp.Or(hr.label, hr.name)
 		t.Run("Harness/"+label, func(t *testing.T) {
 			t.Parallel()
@@ -267,44 +267,122 @@ func toolScript(command string) *scripted.Script {
 	}}
 }
 
-// harnessRoutes lists the harness routes of the end-to-end test.
-var harnessRoutes = []harnessRoute{
-	{name: "minimal", script: toolScript, checkBody: func(body []byte) error {
-		var b struct {
-			Messages []struct {
-				Role    string          `json:"role"`
-				Content json.RawMessage `json:"content"`
-			} `json:"messages"`
-			StreamOptions json.RawMessage `json:"stream_options"`
-			ToolChoice    json.RawMessage `json:"tool_choice"`
-		}
-		if err := json.Unmarshal(body, &b); err != nil {
-			return err
-		}
-		if len(b.Messages) == 0 || b.Messages[0].Role != "system" || !bytes.Contains(b.Messages[0].Content, []byte("software engineer")) {
-			return fmt.Errorf("the first message is not minimal's system prompt")
-		}
-		if string(b.StreamOptions) != `{"include_usage":true}` || b.ToolChoice != nil {
-			return fmt.Errorf("not minimal's body: stream_options %s, tool_choice %s", b.StreamOptions, b.ToolChoice)
-		}
-		return nil
-	}},
-	{name: "kimi-cli", script: toolScript, checkBody: checkKimiCLIBody},
-	{name: "qwen-code", script: toolScript, checkBody: checkQwenCodeBody},
-	{name: "opencode", script: toolScript, titles: 1, checkBodies: checkOpenCodeBodies},
-	{name: "claude-code", wire: harness.WireMessages, script: toolScript, titles: 1, checkBodies: checkClaudeCodeBodies},
-	{name: "claude-code-bare", wire: harness.WireMessages, script: toolScript, titles: 1, checkBodies: checkClaudeCodeBareBodies},
-	{name: "zcode", wire: harness.WireMessages, script: toolScript, checkBody: checkZCodeBody},
-	{name: "swe-agent", script: sweAgentScript, checkBody: checkSWEAgentBody},
-	{name: "mini-swe-agent", script: miniSWEScript, checkBody: checkMiniSWEBody},
-	{name: "terminus-2", script: terminusScript, checkBody: checkTerminusBody, needs: needTmux, after: stopTmux},
-	{name: "kimi-code", script: toolScript, checkBodies: checkKimiCodeBodies},
-	{name: "deepseek-tui", script: toolScript, checkBodies: checkDeepSeekTUIBodies},
-	{name: "pi", script: toolScript, checkBodies: checkPiBodies},
-	{name: "little-coder", script: toolScript, checkBodies: checkLittleCoderBodies},
-	{name: "auto", label: "auto-qwen", model: "Qwen3-Coder-Next", script: toolScript, checkBody: checkAutoQwenBody,
+// routeChecks are the harness routes' own parts, by harness name: what the
+// upstream must see of the harness's requests, the script of a text
+// protocol, the title requests, a tool the harness needs on the machine.
+// A registered harness without an entry is driven with toolScript and the
+// common checks (its route, the proof file, the completed streams).
+var routeChecks = map[string]harnessRoute{
+	harness.NameMinimal:        {checkBody: checkMinimalBody},
+	harness.NameKimiCLI:        {checkBody: checkKimiCLIBody},
+	harness.NameQwenCode:       {checkBody: checkQwenCodeBody},
+	harness.NameOpenCode:       {titles: 1, checkBodies: checkOpenCodeBodies},
+	harness.NameClaudeCode:     {titles: 1, checkBodies: checkClaudeCodeBodies},
+	harness.NameClaudeCodeBare: {titles: 1, checkBodies: checkClaudeCodeBareBodies},
+	harness.NameZCode:          {checkBody: checkZCodeBody},
+	harness.NameSWEAgent:       {script: sweAgentScript, checkBody: checkSWEAgentBody},
+	harness.NameMiniSWEAgent:   {script: miniSWEScript, checkBody: checkMiniSWEBody},
+	harness.NameTerminus2:      {script: terminusScript, checkBody: checkTerminusBody, needs: needTmux, after: stopTmux},
+	harness.NameKimiCode:       {checkBodies: checkKimiCodeBodies},
+	harness.NameDeepSeekTUI:    {checkBodies: checkDeepSeekTUIBodies},
+	harness.NamePi:             {checkBodies: checkPiBodies},
+	harness.NameLittleCoder:    {checkBodies: checkLittleCoderBodies},
+}
+
+// extraRoutes are the routes beyond one per registered harness: /h/auto/,
+// which picks a harness by the model's name.
+var extraRoutes = []harnessRoute{
+	{name: harness.NameAuto, label: "auto-qwen", model: "Qwen3-Coder-Next", script: toolScript, checkBody: checkAutoQwenBody,
 		route: func() string { return "ChatHarness(QwenCode)" }},
-	{name: "auto", label: "auto-kimi", model: "kimi-k2.5", script: toolScript, route: autoKimiRoute},
+	{name: harness.NameAuto, label: "auto-kimi", model: "kimi-k2.5", script: toolScript, route: autoKimiRoute},
+}
+
+// harnessRoutes lists the harness routes of the end-to-end test, from the
+// registry: one per registered harness but native (NativeHarnessRoute
+// drives that), on the first wire the scripted model answers where the
+// harness's route is its own (ChatHarness on chat; MessagesHarness on
+// messages, for the harnesses that route chat otherwise or shape messages
+// only), with its parts from routeChecks and the route Resolve gives; then
+// extraRoutes. A registered harness with no such wire, and an entry of
+// routeChecks that names no registered harness, fail the test.
+func harnessRoutes(t *testing.T) []harnessRoute {
+	t.Helper()
+	var routes []harnessRoute
+	registered := map[string]bool{}
+	for _, spec := range harness.All() {
+		registered[spec.Name] = true
+		if spec.Name == harness.NativeName {
+			continue
+		}
+		hr := routeChecks[spec.Name]
+		hr.name = spec.Name
+		if hr.script == nil {
+			hr.script = toolScript
+		}
+		found := false
+		for _, w := range scripted.Wires() {
+			r, err := harness.Resolve(w, spec.Name)
+			if err != nil || r.Kind != harness.RouteChatHarness && r.Kind != harness.RouteMessagesHarness {
+				continue
+			}
+			want := r.String()
+			hr.wire, hr.route, found = w, func() string { return want }, true
+			break
+		}
+		if !found {
+			t.Errorf("harness %q has no route of its own on a wire the scripted model answers (%v): the end-to-end test cannot drive it", spec.Name, scripted.Wires())
+			continue
+		}
+		routes = append(routes, hr)
+	}
+	for name := range routeChecks {
+		if !registered[name] {
+			t.Errorf("routeChecks names %q, which is not a registered harness", name)
+		}
+	}
+	if len(routes) < 10 {
+		t.Fatalf("only %d harness routes: the harnesses are not all registered", len(routes))
+	}
+	return append(routes, extraRoutes...)
+}
+
+// TestHarnessRoutes derives the harness routes without Codex, so that a
+// registered harness the end-to-end test cannot drive, or a stale entry
+// of routeChecks, fails the plain `go test ./e2e/` too; each route's wire
+// is one its harness shapes.
+func TestHarnessRoutes(t *testing.T) {
+	for _, hr := range harnessRoutes(t) {
+		if hr.name == harness.NameAuto {
+			continue
+		}
+		spec, ok := harness.Lookup(hr.name)
+		if !ok || !spec.Supports(hr.wire) || hr.route == nil {
+			t.Errorf("route %s: wire %s is not one the harness shapes", hr.name, hr.wire)
+		}
+	}
+}
+
+// checkMinimalBody: minimal's system prompt first, usage asked for, no
+// tool_choice.
+func checkMinimalBody(body []byte) error {
+	var b struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		StreamOptions json.RawMessage `json:"stream_options"`
+		ToolChoice    json.RawMessage `json:"tool_choice"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		return err
+	}
+	if len(b.Messages) == 0 || b.Messages[0].Role != "system" || !bytes.Contains(b.Messages[0].Content, []byte("software engineer")) {
+		return fmt.Errorf("the first message is not minimal's system prompt")
+	}
+	if string(b.StreamOptions) != `{"include_usage":true}` || b.ToolChoice != nil {
+		return fmt.Errorf("not minimal's body: stream_options %s, tool_choice %s", b.StreamOptions, b.ToolChoice)
+	}
+	return nil
 }
 
 // startProxy starts the scripted model playing script and the proxy in

@@ -108,6 +108,13 @@ type Spec struct {
 	Routes map[Wire]RouteKind
 }
 
+// SystemReminderTag opens a system reminder: the text several harnesses
+// (claude-code, qwen-code, zcode, kimi-code) put into a user message
+// beside the user's own words. It is a convention of those agents, not of
+// one harness, so it lives here; a text block that starts with it is not
+// the user's prompt.
+const SystemReminderTag = "<system-reminder>"
+
 // Supports reports whether the harness shapes requests for w itself.
 func (s Spec) Supports(w Wire) bool {
 	if slices.Contains(s.Wires, w) {

@@ -9,10 +9,17 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/harnessflow/harnessflow/harness"
+	_ "github.com/harnessflow/harnessflow/harness/all" // the native shell tools of every harness
+	"github.com/harnessflow/harnessflow/harness/bridge"
+	"github.com/harnessflow/harnessflow/harness/kimicode"
+	"github.com/harnessflow/harnessflow/wire"
+	"github.com/harnessflow/harnessflow/wire/anthropic"
 	"github.com/harnessflow/harnessflow/wire/chat"
 )
 
@@ -26,11 +33,20 @@ const DefaultModel = "harnessflow-scripted"
 // maxBody caps a request body.
 const maxBody = 32 << 20
 
-// shellTools are the tool names a nameless scripted call picks from.
-var shellTools = map[string]bool{
-	"exec_command": true, "shell": true, "shell_command": true, "local_shell": true,
-	"bash": true, "run_shell_command": true, "Bash": true,
-	"exec_shell": true, // deepseek-tui's shell tool
+// isShellTool reports whether a nameless scripted call may run its command
+// with the tool name: a client shell tool the harnesses' bridge knows, or
+// the native shell tool (the plain mapping of its bridge) of a registered
+// harness.
+func isShellTool(name string) bool {
+	if slices.Contains(bridge.ClientShellNames(), name) {
+		return true
+	}
+	for _, s := range harness.All() {
+		if m, ok := s.Bridge.Lookup(name); ok && m.Plain {
+			return true
+		}
+	}
+	return false
 }
 
 // Handler serves a Script as a Chat Completions endpoint. It is safe for
@@ -60,18 +76,23 @@ func NewWithOptions(s *Script, opts Options) (*Handler, error) {
 	return h, nil
 }
 
+// Wires returns the wires the scripted model answers, chat first: Chat
+// Completions (POST /v1/chat/completions) and Anthropic Messages (POST
+// /v1/messages).
+func Wires() []wire.Wire { return []wire.Wire{wire.Chat, wire.Messages} }
+
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
-	case path == "/v1/chat/completions" || path == "/chat/completions":
+	case path == "/v1"+chat.Path || path == chat.Path:
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			writeError(w, http.StatusMethodNotAllowed, "use POST for "+path)
 			return
 		}
 		h.completions(w, r)
-	case path == "/v1/messages" || path == "/messages":
+	case path == "/v1"+anthropic.Path || path == anthropic.Path:
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			writeMessagesError(w, http.StatusMethodNotAllowed, "use POST for "+path)
@@ -166,7 +187,7 @@ type shellTool struct {
 // names.
 func (r *request) shell() (shellTool, bool) {
 	for _, tool := range r.tools {
-		if shellTools[tool.Function.Name] {
+		if isShellTool(tool.Function.Name) {
 			return shellTool{tool.Function.Name, tool.Function.Parameters}, true
 		}
 	}
@@ -438,7 +459,7 @@ func captured(pattern string, r *request) string {
 func quoteOutput(s string) string {
 	if i := strings.LastIndex(s, "Output:\n"); i >= 0 {
 		s = s[i+len("Output:\n"):]
-	} else if first, rest, ok := strings.Cut(s, "\n"); ok && strings.HasPrefix(first, "Wall time: ") && strings.HasSuffix(first, " seconds") {
+	} else if first, rest, ok := strings.Cut(s, "\n"); ok && strings.HasPrefix(first, kimicode.WallTimePrefix) && strings.HasSuffix(first, kimicode.WallTimeSuffix) {
 		s = rest
 	}
 	s = strings.TrimSpace(s)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harnessflow/harnessflow/harness"
 	"github.com/harnessflow/harnessflow/wire/anthropic"
 	"github.com/harnessflow/harnessflow/wire/chat"
 )
@@ -90,7 +91,7 @@ func parseMessagesRequest(body []byte) (*request, error) {
 func promptBlock(c anthropic.Content) int {
 	k := -1
 	for i, b := range c.Blocks {
-		if b.Type == anthropic.BlockText && !strings.HasPrefix(strings.TrimSpace(b.Text), "<system-reminder>") {
+		if b.Type == anthropic.BlockText && !strings.HasPrefix(strings.TrimSpace(b.Text), harness.SystemReminderTag) {
 			k = i
 		}
 	}
@@ -105,7 +106,7 @@ func promptText(c anthropic.Content) string {
 	}
 	var parts []string
 	for _, b := range c.Blocks {
-		if b.Type == anthropic.BlockText && !strings.HasPrefix(strings.TrimSpace(b.Text), "<system-reminder>") {
+		if b.Type == anthropic.BlockText && !strings.HasPrefix(strings.TrimSpace(b.Text), harness.SystemReminderTag) {
 			parts = append(parts, b.Text)
 		}
 	}

@@ -1,7 +1,14 @@
 package scripted
 
 import (
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
+
+	"github.com/harnessflow/harnessflow/harness/miniswe"
+	"github.com/harnessflow/harnessflow/harness/sweagent"
+	"github.com/harnessflow/harnessflow/harness/terminus2"
 )
 
 // The text protocols: with Script.Protocols (the default script sets it),
@@ -52,24 +59,29 @@ const (
 	protoTerminusXML               // terminus-2's <response> block
 )
 
-// Markers of the harnesses' requests and observations (exact strings the
-// harnesses send; see prompts/pack/*/markers.json).
-const (
-	markerSWETask       = "<pr_description>"
-	markerSWEObs        = "OBSERVATION:"
-	markerSWEEmpty      = "Your command ran successfully and did not produce any output."
-	markerSWETimeout    = "command timed out after"
-	markerMiniSubmit    = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
-	markerMiniBash      = "```bash"
-	markerMiniReturn    = "<returncode>"
-	markerMiniOutput    = "<output>"
-	markerMiniHead      = "<output_head>"
-	markerTerminusStart = "You are an AI assistant tasked"
-	markerTerminusXML   = "<keystrokes"
-	markerTerminusNew   = "New Terminal Output:"
-	markerTerminusShow  = "Current Terminal Screen:"
-	markerTerminusOK    = "Are you sure you want to mark the task as complete?"
-)
+// harnessMarkers are the markers of the harnesses' requests and
+// observations: the exact phrases the harnesses send, read from the
+// harnesses that own them (their prompt pack's markers).
+type harnessMarkers struct {
+	swe      sweagent.Markers
+	mini     miniswe.Markers
+	terminus terminus2.Markers
+}
+
+// markers reads the harnesses' markers from the embedded prompt pack once.
+// The embedded pack is checked by the harnesses' tests, so a marker
+// missing from it is a build defect.
+var markers = sync.OnceValue(func() *harnessMarkers {
+	var m harnessMarkers
+	var errs [3]error
+	m.swe, errs[0] = sweagent.ReadMarkers(nil)
+	m.mini, errs[1] = miniswe.ReadMarkers(nil)
+	m.terminus, errs[2] = terminus2.ReadMarkers(nil)
+	if err := errors.Join(errs[:]...); err != nil {
+		panic(fmt.Sprintf("scripted: the embedded prompt pack lacks a harness marker: %v", err))
+	}
+	return &m
+})
 
 // textual reports whether the protocol carries commands in the reply text.
 func (p textProtocol) textual() bool {
@@ -91,21 +103,21 @@ func detectProtocol(r *request) textProtocol {
 		prompt.WriteString(m.text)
 		prompt.WriteByte('\n')
 	}
-	text := prompt.String()
+	text, m := prompt.String(), markers()
 	switch {
-	case strings.Contains(text, markerMiniSubmit):
-		if len(r.tools) == 0 && strings.Contains(text, markerMiniBash) {
+	case strings.Contains(text, m.mini.Submit):
+		if len(r.tools) == 0 && strings.Contains(text, m.mini.ActionFence) {
 			return protoMiniText
 		}
 		return protoMiniTools
 	case len(r.tools) > 0:
 		return protoNone
-	case strings.HasPrefix(strings.TrimSpace(firstUser), markerTerminusStart):
-		if strings.Contains(firstUser, markerTerminusXML) {
+	case strings.HasPrefix(strings.TrimSpace(firstUser), m.terminus.Initial):
+		if strings.Contains(firstUser, m.terminus.Keystrokes) {
 			return protoTerminusXML
 		}
 		return protoTerminusJSON
-	case strings.Contains(text, markerSWETask):
+	case strings.Contains(text, m.swe.Task):
 		return protoSWEAgent
 	}
 	return protoNone
@@ -115,30 +127,30 @@ func detectProtocol(r *request) textProtocol {
 // request is the result of a command, and returns that result without its
 // heading.
 func (p textProtocol) observation(last string) (string, bool) {
-	t := strings.TrimSpace(last)
+	t, m := strings.TrimSpace(last), markers()
 	switch p {
 	case protoSWEAgent:
-		if rest, ok := strings.CutPrefix(t, markerSWEObs); ok {
+		if rest, ok := strings.CutPrefix(t, m.swe.Observation); ok {
 			return strings.TrimSpace(rest), true
 		}
-		if t == markerSWEEmpty || strings.Contains(t, markerSWETimeout) {
+		if t == m.swe.EmptyOutput || strings.Contains(t, m.swe.Timeout) {
 			return t, true
 		}
 	case protoMiniText:
-		if strings.HasPrefix(t, markerMiniReturn) || strings.HasPrefix(t, markerMiniOutput) || strings.Contains(t, markerMiniHead) {
-			if _, out, ok := strings.Cut(t, markerMiniOutput); ok {
+		if strings.HasPrefix(t, m.mini.ReturnCode) || strings.HasPrefix(t, m.mini.Output) || strings.Contains(t, m.mini.OutputHead) {
+			if _, out, ok := strings.Cut(t, m.mini.Output); ok {
 				out, _, _ = strings.Cut(out, "</output>")
 				return strings.TrimSpace(out), true
 			}
 			return t, true
 		}
 	case protoTerminusJSON, protoTerminusXML:
-		for _, h := range []string{markerTerminusNew, markerTerminusShow} {
+		for _, h := range []string{m.terminus.OutputNew, m.terminus.OutputScreen} {
 			if rest, ok := strings.CutPrefix(t, h); ok {
 				return strings.TrimSpace(rest), true
 			}
 		}
-		if i := strings.Index(t, markerTerminusOK); i >= 0 {
+		if i := strings.Index(t, m.terminus.Confirm); i >= 0 {
 			state := strings.TrimSpace(t[:i])
 			_, screen, _ := strings.Cut(state, "\n")
 			return strings.TrimSpace(screen), true
@@ -146,9 +158,6 @@ func (p textProtocol) observation(last string) (string, bool) {
 	}
 	return "", false
 }
-
-// miniSubmit is mini-swe-agent's submit command.
-const miniSubmit = "echo " + markerMiniSubmit
 
 // protocolReply renders a played answer in the request's text protocol:
 // commands (the nameless calls, held in a.commands) in the reply text, or,
@@ -163,17 +172,18 @@ func protocolReply(p textProtocol, a answer, shell shellTool, id string) answer 
 		command = strings.Join(a.commands, " && ")
 	}
 	a.commands = nil
+	m := markers()
 	switch p {
 	case protoSWEAgent:
 		if command == "" {
-			command = "submit"
+			command = m.swe.Submit
 		}
 		a.text = "DISCUSSION\n" + text + "\n\n```\n" + command + "\n```"
 	case protoMiniText:
 		if command == "" {
-			command = miniSubmit
+			command = m.mini.SubmitCommand()
 		}
-		a.text = "THOUGHT: " + text + "\n\n```bash\n" + command + "\n```"
+		a.text = "THOUGHT: " + text + "\n\n" + m.mini.ActionFence + "\n" + command + "\n```"
 	case protoTerminusJSON:
 		type keys struct {
 			Keystrokes string  `json:"keystrokes"`
@@ -195,7 +205,7 @@ func protocolReply(p textProtocol, a answer, shell shellTool, id string) answer 
 		b.WriteString("<response>\n<analysis>\n" + text + "\n</analysis>\n")
 		if command != "" {
 			b.WriteString("<plan>\nType the command, then check the screen.\n</plan>\n<commands>\n")
-			b.WriteString(`<keystrokes duration="0.5">` + command + "\n</keystrokes>\n</commands>\n")
+			b.WriteString(m.terminus.Keystrokes + ` duration="0.5">` + command + "\n</keystrokes>\n</commands>\n")
 		} else {
 			b.WriteString("<plan>\nNothing more to do: the task is complete.\n</plan>\n<commands>\n</commands>\n")
 		}
@@ -203,7 +213,7 @@ func protocolReply(p textProtocol, a answer, shell shellTool, id string) answer 
 		a.text = b.String()
 	case protoMiniTools:
 		if len(a.calls) == 0 {
-			a.calls = append(a.calls, call{id: "call_" + id + "_submit", name: shell.name, args: shellArguments(shell.schema, miniSubmit)})
+			a.calls = append(a.calls, call{id: "call_" + id + "_submit", name: shell.name, args: shellArguments(shell.schema, m.mini.SubmitCommand())})
 		}
 	}
 	if len(a.calls) > 0 {

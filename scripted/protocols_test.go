@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/harnessflow/harnessflow/harness"
 	_ "github.com/harnessflow/harnessflow/harness/all" // the text-protocol parsers the answers are checked with
+	"github.com/harnessflow/harnessflow/harness/bridge"
 	"github.com/harnessflow/harnessflow/scripted"
 )
 
@@ -182,5 +184,32 @@ func TestApplyPatchTrigger(t *testing.T) {
 	r := unaryChat(t, h, chatRequest(false, tools[:1], msg("user", "Apply a patch please")))
 	if len(r.calls) != 1 || r.calls[0].name != "exec_command" {
 		t.Errorf("no apply_patch tool: calls %v, want exec_command", r.calls)
+	}
+}
+
+// TestNamelessCallFindsEveryHarnessShell: a nameless call runs on the
+// native shell tool of every registered harness (its bridge's plain
+// mapping), and on the client shell tools the bridge knows, when that is
+// the request's only tool; a tool of another name gets no call.
+func TestNamelessCallFindsEveryHarnessShell(t *testing.T) {
+	names := bridge.ClientShellNames()
+	for _, s := range harness.All() {
+		for _, m := range s.Bridge {
+			if m.Plain && !slices.Contains(names, m.Tool) {
+				names = append(names, m.Tool)
+			}
+		}
+	}
+	if len(names) < 8 {
+		t.Fatalf("shell tools %q: the harnesses are not all registered", names)
+	}
+	h := scripted.New(nil)
+	params := `{"type":"object","properties":{"command":{"type":"string"}}}`
+	for _, name := range append(names, "read_file") {
+		r := unaryChat(t, h, chatRequest(false, []string{tool(name, params)}, msg("user", "hi")))
+		called := len(r.calls) == 1 && r.calls[0].name == name && strings.Contains(r.calls[0].args, scripted.DefaultCommand)
+		if called != (name != "read_file") {
+			t.Errorf("tool %s: reply %+v", name, r)
+		}
 	}
 }

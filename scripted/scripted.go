@@ -53,10 +53,11 @@
 // reason "tool_calls" when it has calls, else "stop", or its own
 // "finish_reason"), or with an HTTP error ("status" 4xx/5xx and an "error"
 // message in an OpenAI error body). A tool call names its tool, or leaves
-// "name" empty to call the first shell-like tool of the request
-// (exec_command, shell, shell_command, local_shell, bash, run_shell_command,
-// Bash, exec_shell, in the request's order); a turn whose nameless call finds no such
-// tool cannot be played and is skipped. "arguments" gives the arguments as a
+// "name" empty to call the first shell-like tool of the request, in the
+// request's order: a client shell tool the harnesses' bridge knows
+// (exec_command, shell, shell_command, local_shell, bash, run_shell_command)
+// or a registered harness's native shell tool (Bash, exec_shell, …); a turn
+// whose nameless call finds no such tool cannot be played and is skipped. "arguments" gives the arguments as a
 // JSON object; without it, "command" is shaped to the tool's parameter
 // schema: a "cmd" string, a "command" array (["bash","-lc",CMD] split as
 // argv when the command has no shell syntax) or string, and short

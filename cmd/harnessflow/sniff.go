@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -136,32 +135,25 @@ func sniffUnary(r io.Reader, wire harness.Wire) (io.Reader, error) {
 		}
 		return bytes.NewReader(data), &inputError{fmt.Sprintf("not a JSON response body: it starts %s (%s)", quoteStart(string(t)), found)}
 	}
-	var v struct {
-		Type    string          `json:"type"`
-		Object  string          `json:"object"`
-		Choices json.RawMessage `json:"choices"`
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(t, &v) == nil {
-		var got harness.Wire
-		var why string
-		switch {
-		case v.Object == "chat.completion" || len(v.Choices) > 0:
-			got, why = harness.WireChat, `it has "choices"`
-		case v.Type == "message" && len(v.Content) > 0:
-			got, why = harness.WireMessages, `"type":"message"`
-		case v.Object == "response":
-			got, why = harness.WireResponses, `"object":"response"`
+	if got, why := codec.SniffBody(t); got != "" && got != wire {
+		fix := "use --wire " + string(got)
+		if c, _ := codec.Lookup(got); !c.HasUnary() {
+			fix = "--unary reads " + unaryWires() + " bodies only"
 		}
-		if got != "" && got != wire {
-			fix := "use --wire " + string(got)
-			if got != harness.WireChat {
-				fix = "--unary reads chat bodies only"
-			}
-			return bytes.NewReader(data), &inputError{fmt.Sprintf("this is a %s response body (%s), not %s: %s", got, why, wire, fix)}
-		}
+		return bytes.NewReader(data), &inputError{fmt.Sprintf("this is a %s response body (%s), not %s: %s", got, why, wire, fix)}
 	}
 	return bytes.NewReader(data), nil
+}
+
+// unaryWires names the wires whose answers --unary reads ("chat").
+func unaryWires() string {
+	var names []string
+	for _, w := range codec.All() {
+		if c, _ := codec.Lookup(w); c.HasUnary() {
+			names = append(names, string(w))
+		}
+	}
+	return strings.Join(names, " and ")
 }
 
 // quoteStart quotes the first 40 characters of s.

@@ -161,6 +161,12 @@ func parseTag(cmd string) (tool, args string, ok bool) {
 // comment Reverse takes for plain shell commands.
 var clientShellNames = []string{"exec_command", "local_shell", "shell", "shell_command", "bash", "run_shell_command"}
 
+// ClientShellNames returns the client shell tools Reverse knows
+// (exec_command, local_shell, shell, shell_command, bash,
+// run_shell_command), for a program that must tell a client's shell tool
+// from its other tools the same way.
+func ClientShellNames() []string { return slices.Clone(clientShellNames) }
+
 // Reverse turns a client shell call back into the native call the model
 // made, for showing the model its own history. clientArgs are the call's
 // JSON arguments: {"cmd": LINE} or {"command": LINE or [ARGV]} with an

@@ -212,11 +212,18 @@ func render(o *request.Output, fork bool) bool {
 		body = out
 	}
 	if secs, ok := bridge.WallTime(text); ok && !fork {
-		body = "Wall time: " + wallSeconds(secs) + " seconds\n" + body
+		body = WallTimePrefix + wallSeconds(secs) + WallTimeSuffix + "\n" + body
 	}
 	o.Text, o.Items = body, nil
 	return true
 }
+
+// WallTimePrefix and WallTimeSuffix frame the first line of a shell
+// result as Kimi Code shows it to its model: "Wall time: S seconds".
+const (
+	WallTimePrefix = "Wall time: "
+	WallTimeSuffix = " seconds"
+)
 
 // wallSeconds writes Codex's wall time with three decimals, as Kimi Code
 // writes its own.

@@ -39,7 +39,7 @@ const pySpace = `\t\n\v\f\r\x1c-\x1f\x{85}\p{Z}`
 // (from version 1.12 on) matches: a fence without a label or with another
 // label does not count, blanks after the label and CRLF line ends are
 // fine, and a fence inside the command (a heredoc) cuts it short.
-var ActionPattern = regexp.MustCompile("(?s)```bash[" + pySpace + "]*\n(.*?)\n```")
+var ActionPattern = regexp.MustCompile("(?s)" + ActionFence + "[" + pySpace + "]*\n(.*?)\n```")
 
 // pyStrip strips what Python's str.strip() strips.
 func pyStrip(s string) string {

@@ -424,6 +424,10 @@ func jsonCommands(list []any, warnings *[]string) ([]Command, string) {
 // ---------------------------------------------------------------------------
 // XML
 
+// KeystrokesOpen opens a command block of the XML variant, in the replies
+// it reads and in the example of its initial prompt.
+const KeystrokesOpen = "<keystrokes"
+
 // pySpaceClass is the set of characters Python's \s matches in a str
 // pattern (Go's \s is ASCII only and lacks \v).
 const pySpaceClass = `[\t\n\x0b\f\r \x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`
@@ -433,7 +437,7 @@ var (
 	xmlBlock      = map[string]*regexp.Regexp{}
 	xmlSelfClosed = map[string]*regexp.Regexp{}
 	xmlComplete   = regexp.MustCompile(`(?i)<task_complete>` + pySpaceClass + `*true` + pySpaceClass + `*</task_complete>`)
-	xmlKeystrokes = regexp.MustCompile(`(?s)<keystrokes([^>]*)>(.*?)</keystrokes>`)
+	xmlKeystrokes = regexp.MustCompile(`(?s)` + KeystrokesOpen + `([^>]*)>(.*?)</keystrokes>`)
 	xmlDuration   = regexp.MustCompile(`duration` + pySpaceClass + `*=` + pySpaceClass + `*["']([^"']*)["']`)
 	xmlDurationEq = regexp.MustCompile(`duration` + pySpaceClass + `*=`)
 	xmlSingleQ    = regexp.MustCompile(`duration` + pySpaceClass + `*=` + pySpaceClass + `*'`)

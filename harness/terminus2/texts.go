@@ -26,12 +26,42 @@ const (
 	markerCurEnd        = "current_buffer_end"
 	markerScreenStart   = "current_screen_start"
 	markerScreenEnd     = "current_screen_end"
+	markerOutputNew     = "output_new"    // heads the output a batch printed
+	markerOutputScreen  = "output_screen" // heads the screen when the batch printed nothing
 )
 
 var markerNames = [...]string{
 	markerInitial, markerSummary, markerOriginalTask, markerQuestions, markerAnswerRequest, markerAnswers,
 	markerParseError, markerConfirm, markerHost, markerPrevStart, markerPrevEnd, markerCurStart, markerCurEnd,
-	markerScreenStart, markerScreenEnd,
+	markerScreenStart, markerScreenEnd, markerOutputNew, markerOutputScreen,
+}
+
+// Markers are the exact phrases by which a terminus-2 request and its
+// observations can be told apart from outside the harness (the scripted
+// model answers them so): the harness is their owner, reading them from its
+// prompt pack.
+type Markers struct {
+	// Initial starts the first user message (marker "initial").
+	Initial string
+	// Keystrokes opens a command block of the XML variant, which its
+	// initial prompt shows ([KeystrokesOpen]).
+	Keystrokes string
+	// OutputNew heads the observation of what a batch printed (marker
+	// "output_new"); OutputScreen heads the screen when it printed nothing
+	// (marker "output_screen").
+	OutputNew, OutputScreen string
+	// Confirm is the completion confirmation question (marker "confirm").
+	Confirm string
+}
+
+// ReadMarkers returns the markers of pack (prompts.Default() when nil).
+func ReadMarkers(pack *prompts.Pack) (Markers, error) {
+	t, err := newTexts(pack, VariantJSON)
+	if err != nil {
+		return Markers{}, err
+	}
+	return Markers{Initial: t.marker(markerInitial), Keystrokes: KeystrokesOpen, OutputNew: t.marker(markerOutputNew),
+		OutputScreen: t.marker(markerOutputScreen), Confirm: t.marker(markerConfirm)}, nil
 }
 
 // Template names of prompts/pack/terminus-2.

@@ -316,7 +316,7 @@ func (t *texts) edit(body *anthropic.Request) error {
 		prompt := false
 		for k := range last.Blocks {
 			b := &last.Blocks[k]
-			if b.Type == anthropic.BlockText && b.Text != "" && !strings.HasPrefix(b.Text, "<system-reminder>") {
+			if b.Type == anthropic.BlockText && b.Text != "" && !strings.HasPrefix(b.Text, harness.SystemReminderTag) {
 				b.CacheControl = anthropic.Ephemeral()
 				prompt = true
 			}
