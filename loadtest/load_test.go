@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"github.com/harnessflow/harnessflow/internal/procdebug"
 	"io"
 	"math"
 	"net/http"
@@ -163,7 +164,7 @@ func measuredSelf(t *testing.T) (pid int, debug string) {
 		return 0, ""
 	}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		_ = json.NewEncoder(w).Encode(ReadRuntimeStats())
+		_ = json.NewEncoder(w).Encode(procdebug.ReadRuntimeStats())
 	}))
 	t.Cleanup(ts.Close)
 	return os.Getpid(), ts.URL + "/debug/runtime"

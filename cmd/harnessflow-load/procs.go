@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/harnessflow/harnessflow/internal/procdebug"
 	"io"
 	"log"
 	"net"
@@ -77,7 +78,7 @@ func runPassThrough(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fail(stderr, "passthrough", exitUsage, "%v", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/debug/", loadtest.DebugHandler())
+	mux.Handle("/debug/", procdebug.Handler())
 	mux.Handle("/", loadtest.PassThrough(u, *idle))
 	fmt.Fprintf(stdout, "harnessflow-load passthrough: listening on http://%s\n", ln.Addr())
 	if err := serveHTTP(ctx, ln, mux, stderr); err != nil {

@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/harnessflow/harnessflow/internal/procdebug"
 	"io"
 	"net"
 
-	"github.com/harnessflow/harnessflow/loadtest"
 	"github.com/harnessflow/harnessflow/server"
 )
 
-// startDebug serves loadtest.DebugHandler on addr, which must be a loopback address,
+// startDebug serves procdebug.Handler on addr, which must be a loopback address,
 // until the returned stop function is called (it waits for the server to
 // end). It prints the address to out.
 func startDebug(ctx context.Context, addr string, out, stderr io.Writer) (stop func(), err error) {
@@ -29,7 +29,7 @@ func startDebug(ctx context.Context, addr string, out, stderr io.Writer) (stop f
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := serveHTTP(dctx, ln, loadtest.DebugHandler(), stderr); err != nil {
+		if err := serveHTTP(dctx, ln, procdebug.Handler(), stderr); err != nil {
 			fmt.Fprintf(stderr, "harnessflow: debug endpoints: %v\n", err)
 		}
 	}()

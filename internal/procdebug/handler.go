@@ -1,4 +1,7 @@
-package loadtest
+// Package procdebug serves a process's profiles and runtime statistics on
+// a debug address: `harnessflow serve --debug-addr`, and the processes a
+// load run measures (package loadtest) read them.
+package procdebug
 
 import (
 	"encoding/json"
@@ -14,7 +17,7 @@ import (
 // maxProfileSeconds bounds a CPU profile taken through the debug endpoints.
 const maxProfileSeconds = 120
 
-// DebugHandler serves a process's profiles and runtime statistics, what a
+// Handler serves a process's profiles and runtime statistics, what a
 // load run samples of the process it measures (`harnessflow serve
 // --debug-addr` and the pass-through serve it; mount it on a loopback
 // address only: profiles reveal the process's memory):
@@ -25,7 +28,7 @@ const maxProfileSeconds = 120
 //
 // The profiles are those of runtime/pprof, in the format `go tool pprof`
 // reads (it fetches URLs too).
-func DebugHandler() http.Handler {
+func Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /debug/runtime", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
