@@ -95,9 +95,13 @@ func (s *Server) logRequest(r *http.Request, x *exchange) {
 	}
 }
 
-// open plans req for target t: the exchange of one attempt (harness.Open).
-func (s *Server) open(ctx context.Context, r *http.Request, t *target, name string, req *protocol.ResponsesRequest) (*harness.Exchange, error) {
-	ex, err := harness.Open(ctx, s.planConfig(t), harness.Opening{Harness: name, Request: req, Header: r.Header})
+// open plans req for x's target and harness: the exchange of one attempt
+// (harness.Open). The client of an inbound wire is said to be one
+// (harness.Config.InboundClient, inbound.go).
+func (s *Server) open(ctx context.Context, r *http.Request, x *exchange, req *protocol.ResponsesRequest) (*harness.Exchange, error) {
+	cfg := s.planConfig(x.target)
+	cfg.InboundClient = x.in != nil
+	ex, err := harness.Open(ctx, cfg, harness.Opening{Harness: x.harness, Request: req, Header: r.Header})
 	if err != nil {
 		return nil, err
 	}
