@@ -214,7 +214,7 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 	if e != nil {
 		return 0, "", e
 	}
-	if s.cfg.Followups == FollowupsProxy {
+	if s.roundsInProxy(x, ex) { // Config.Followups, and the inbound clients (inbound.go)
 		return s.proxyRounds(ctx, w, r, x, ex, resp)
 	}
 	defer resp.Body.Close()
