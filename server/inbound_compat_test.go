@@ -230,3 +230,35 @@ func TestInboundNoPostStreams(t *testing.T) {
 	close(release)
 	_, _ = io.Copy(io.Discard, resp.Body)
 }
+
+// TestInboundHarnessBridge: on a harness route (pi), a Messages client offering
+// Claude Code's tools gets pi's bash call, bridged, as a tool_use of its
+// own Bash; a client with no shell tool gets HTTP 400 in the Messages
+// shape naming the shell tools looked for and the tools it sent.
+func TestInboundHarnessBridge(t *testing.T) {
+	up := newUpstream(t, scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{Text: "Listing.", ToolCalls: []scripted.ToolCall{{Name: "bash", Command: "ls"}}},
+	}}))
+	p := newProxy(t, up, server.Config{})
+	bash := `{"name":"Bash","input_schema":{"type":"object","properties":{"command":{"type":"string"},` +
+		`"timeout":{"type":"number","description":"timeout in milliseconds"}},"required":["command"]}}`
+	read := `{"name":"Read","input_schema":{"type":"object","properties":{"file_path":{"type":"string"}},"required":["file_path"]}}`
+	body := func(tools string) string {
+		return `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"list the files"}],"tools":[` + tools + `]}`
+	}
+	resp := p.post(t, "/h/"+harness.NamePi+"/v1/messages", body(read+","+bash), nil)
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	out := string(data)
+	if resp.StatusCode != 200 || !strings.Contains(out, `"type":"tool_use"`) || !strings.Contains(out, `"name":"Bash"`) ||
+		!strings.Contains(out, `ls`) || !strings.Contains(out, `"stop_reason":"tool_use"`) {
+		t.Fatalf("HTTP %d:\n%s", resp.StatusCode, out)
+	}
+	resp = p.post(t, "/h/"+harness.NamePi+"/v1/messages", body(read), nil)
+	data, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(data), `"type":"error"`) || !strings.Contains(string(data), "Bash") ||
+		!strings.Contains(string(data), "(Read)") {
+		t.Fatalf("HTTP %d: %s", resp.StatusCode, data)
+	}
+}
