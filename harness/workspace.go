@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -195,22 +194,7 @@ func checkShell(spec Spec, env *Env) error {
 		hint = " (the tools are a code-mode surface — a JavaScript exec tool — as Codex's default model gets;" +
 			" name a model in Codex's config so that it sends exec_command)"
 	}
-	return fmt.Errorf("harness %s: %w: it runs its own tools through the client's shell tool — exec_command, local_shell, "+
-		"or a function named %s with a command parameter, or any function with a string cmd — "+
-		"and none of the request's %d tools (%s) is one%s; the harnesses native and minimal send the client's tools as they are",
-		spec.Name, ErrNoClientShell, strings.Join(bridge.ShellNames(), ", "), len(env.Request.Tools), toolNames(env.Request.Tools), hint)
-}
-
-// toolNames lists the names of a request's tools for an error, at most
-// ten of them.
-func toolNames(tools []protocol.ToolSpec) string {
-	names := make([]string, 0, min(len(tools), 10))
-	for i, t := range tools {
-		if i == 10 {
-			names = append(names, "…")
-			break
-		}
-		names = append(names, cmp.Or(t.ToolName(), t.Type))
-	}
-	return strings.Join(names, ", ")
+	return fmt.Errorf("harness %s: %w: it runs its own tools through the client's exec_command, shell or local_shell tool,"+
+		" and none of the request's %d tools is one%s; the harnesses native and minimal send the client's tools as they are",
+		spec.Name, ErrNoClientShell, len(env.Request.Tools), hint)
 }

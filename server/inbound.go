@@ -6,10 +6,12 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/harnessflow/harnessflow/codec"
 	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/harness/bridge"
 	"github.com/harnessflow/harnessflow/internal/inboundjson"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/wire"
@@ -89,6 +91,18 @@ func (s *Server) roundsInProxy(x *exchange, ex *harness.Exchange) bool {
 		return true
 	}
 	return x.in != nil && ex.Turn != nil && ex.Turn.Spec.Post != nil
+}
+
+// inboundShellHint follows the error of a harness that found no shell
+// tool of the client's, for a Messages or Chat Completions client, with
+// every name the bridge looks for: such a client's shell is not Codex's
+// (docs/inbound.md#harness-routes).
+func inboundShellHint(x *exchange, err error) string {
+	if x.in == nil || !errors.Is(err, harness.ErrNoClientShell) {
+		return ""
+	}
+	return " — harnessflow: the bridge takes a function named exec_command, or " + strings.Join(bridge.ShellNames(), ", ") +
+		" with a command parameter, or any function with a string cmd, as the client's shell"
 }
 
 // routeInbound registers the routes of every inbound codec (each path

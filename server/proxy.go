@@ -289,7 +289,7 @@ func (s *Server) planError(r *http.Request, x *exchange, err error) *answerError
 			return failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route", err.Error(), outcomeRouteError, err)
 		}
 	}
-	return failure(http.StatusBadRequest, "invalid_request_error", "", err.Error(), outcomeBadRequest, err)
+	return failure(http.StatusBadRequest, "invalid_request_error", "", err.Error()+inboundShellHint(x, err), outcomeBadRequest, err)
 }
 
 // send sends the turn's shaped request to x.target. On success it returns
