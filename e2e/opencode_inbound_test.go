@@ -40,8 +40,10 @@ func opencodeScript() *scripted.Script {
 
 // TestOpencodeInbound runs the real opencode (`opencode run`, its
 // OpenAI-compatible provider) against the proxy's /v1/chat/completions:
-// to the scripted chat model, and to a Responses upstream (a second proxy,
-// whose /v1/responses fronts the scripted model). Each run must write
+// to the scripted chat model, to the scripted model speaking the Messages
+// wire (the chat request goes to the Messages upstream through the neutral
+// request, its answer back as a chat stream), and to a Responses upstream
+// (a second proxy, whose /v1/responses fronts the scripted model). Each run must write
 // out.txt through opencode's own bash tool and print the model's final
 // text; every request must be a completed /v1/chat/completions stream.
 func TestOpencodeInbound(t *testing.T) {
@@ -53,16 +55,16 @@ func TestOpencodeInbound(t *testing.T) {
 		t.Skip("opencode needs ripgrep (rg) on PATH")
 	}
 	for _, c := range []struct {
-		name      string
-		responses bool
-	}{{"chat upstream", false}, {"responses upstream", true}} {
+		name string
+		wire harness.Wire
+	}{{"chat upstream", ""}, {"messages upstream", harness.WireMessages}, {"responses upstream", harness.WireResponses}} {
 		t.Run(c.name, func(t *testing.T) {
 			var p *proxy
-			if c.responses {
+			if c.wire == harness.WireResponses {
 				inner := startProxy(t, opencodeScript())
 				p = startProxyFor(t, inner.srv.Handler(), withWire(harness.WireResponses))
 			} else {
-				p = startProxy(t, opencodeScript())
+				p = startProxy(t, opencodeScript(), withWire(c.wire))
 			}
 			work, out := runOpencode(t, bin, p.url+"/v1")
 			data, err := os.ReadFile(filepath.Join(work, "out.txt"))
@@ -80,6 +82,14 @@ func TestOpencodeInbound(t *testing.T) {
 			for _, r := range recs {
 				if r.path != "/v1/chat/completions" || r.status != 200 || r.outcome != "completed" {
 					t.Errorf("request %+v, want a completed /v1/chat/completions stream", r)
+				}
+			}
+			want := map[harness.Wire]string{"": "/v1/chat/completions", harness.WireMessages: "/v1/messages", harness.WireResponses: "/v1/responses"}[c.wire]
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			for _, u := range p.upstream {
+				if !strings.HasPrefix(u, "POST "+want+" ") || !strings.HasSuffix(u, "auth-ok=true") {
+					t.Errorf("upstream request %s, want POST %s with opencode's key", u, want)
 				}
 			}
 		})

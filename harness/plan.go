@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -63,6 +64,23 @@ type Config struct {
 	// Registry holds the harnesses the turn may use; nil means the
 	// process registry ([Default]).
 	Registry *Registry
+	// InboundClient says the turn's client speaks an inbound wire (a
+	// Messages or Chat Completions client, docs/inbound.md) and sends its
+	// own agent's prompt and tools: the native route then serves the
+	// messages wire too, as MessagesCompat (the plain conversion,
+	// docs/inbound.md#to-a-messages-upstream), where a Responses client
+	// gets the routing error.
+	InboundClient bool
+}
+
+// resolve routes the pair (wire, name) in reg, with the inbound clients'
+// MessagesCompat route (Config.InboundClient).
+func (c Config) resolve(reg *Registry, w Wire, name string) (Route, error) {
+	route, err := reg.Resolve(w, name)
+	if _, refused := errors.AsType[*RouteError](err); refused && c.InboundClient && w == WireMessages && isNative(name) {
+		return Route{Kind: RouteMessagesCompat, Wire: w, Harness: NativeName, Variant: reg.Variant(name)}, nil
+	}
+	return route, err
 }
 
 func (c Config) registry() *Registry {
@@ -126,7 +144,7 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 	wire := cfg.wire()
 	reg := cfg.registry()
 	name = cfg.pick(reg, name, req.Model)
-	route, err := reg.Resolve(wire, name)
+	route, err := cfg.resolve(reg, wire, name)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +152,7 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 	if !ok {
 		return nil, fmt.Errorf("harness %q (route %s) is not available in this build", route.Harness, route)
 	}
-	if !spec.Supports(wire) { // the routing test keeps this from happening; request graphs rely on it
+	if !spec.Supports(wire) && route.Kind != RouteMessagesCompat { // the routing test keeps this from happening; request graphs rely on it
 		return nil, fmt.Errorf("harness %s: no request graph for wire %q (it shapes %v)", spec.Name, wire, spec.Wires)
 	}
 	now := time.Now

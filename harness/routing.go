@@ -29,6 +29,11 @@ const (
 	RouteMessagesHarness RouteKind = "MessagesHarness"
 	// RouteChatHarness sends a harness-shaped chat request.
 	RouteChatHarness RouteKind = "ChatHarness"
+	// RouteMessagesCompat converts the request of a client of an inbound
+	// wire (Config.InboundClient) to a plain Messages body
+	// (request.NewMessagesGraph): the native route on the messages wire,
+	// which the matrix refuses the Responses clients.
+	RouteMessagesCompat RouteKind = "MessagesCompat"
 )
 
 // Claude-code profiles.

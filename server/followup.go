@@ -55,7 +55,7 @@ func (s *Server) proxyRounds(ctx context.Context, w http.ResponseWriter, r *http
 		s.log.LogAttrs(ctx, slog.LevelDebug, "harnessflow follow-up round: asking the upstream again",
 			slog.String("path", r.URL.Path), slog.String("harness", turn.Spec.Name),
 			slog.Int("round", round+1), slog.Int("max_rounds", limit), slog.Int("items_appended", added))
-		if ex, err = s.open(ctx, r, x.target, x.harness, next); err != nil {
+		if ex, err = s.open(ctx, r, x, next); err != nil {
 			if r.Context().Err() != nil {
 				return 0, "", cancelledAnswer(err)
 			}

@@ -6,9 +6,12 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/harnessflow/harnessflow/codec"
+	"github.com/harnessflow/harnessflow/harness"
+	"github.com/harnessflow/harnessflow/harness/bridge"
 	"github.com/harnessflow/harnessflow/internal/inboundjson"
 	"github.com/harnessflow/harnessflow/protocol"
 	"github.com/harnessflow/harnessflow/wire"
@@ -74,6 +77,33 @@ func (k *inboundSink) Events() int { return k.enc.Events() }
 
 // Err is the client's write error.
 func (k *inboundSink) Err() error { return k.enc.Err() }
+
+// roundsInProxy reports whether the proxy serves x's follow-up rounds
+// itself (proxyRounds, docs/architecture.md#follow-ups): with
+// Config.Followups "proxy", and for a client of an inbound wire whose turn
+// has a harness.post node, whatever the mode — a Messages or Chat
+// Completions client has no way to record the follow-up user message and
+// sample again, and would take the round's end for the end of the turn
+// (docs/inbound.md#follow-ups). A turn without a post node never asks for
+// a follow-up: it streams as it comes.
+func (s *Server) roundsInProxy(x *exchange, ex *harness.Exchange) bool {
+	if s.cfg.Followups == FollowupsProxy {
+		return true
+	}
+	return x.in != nil && ex.Turn != nil && ex.Turn.Spec.Post != nil
+}
+
+// inboundShellHint follows the error of a harness that found no shell
+// tool of the client's, for a Messages or Chat Completions client, with
+// every name the bridge looks for: such a client's shell is not Codex's
+// (docs/inbound.md#harness-routes).
+func inboundShellHint(x *exchange, err error) string {
+	if x.in == nil || !errors.Is(err, harness.ErrNoClientShell) {
+		return ""
+	}
+	return " — harnessflow: the bridge takes a function named exec_command, or " + strings.Join(bridge.ShellNames(), ", ") +
+		" with a command parameter, or any function with a string cmd, as the client's shell"
+}
 
 // routeInbound registers the routes of every inbound codec (each path
 // also under /h/{harness}), and Messages' count_tokens.

@@ -95,9 +95,13 @@ func (s *Server) logRequest(r *http.Request, x *exchange) {
 	}
 }
 
-// open plans req for target t: the exchange of one attempt (harness.Open).
-func (s *Server) open(ctx context.Context, r *http.Request, t *target, name string, req *protocol.ResponsesRequest) (*harness.Exchange, error) {
-	ex, err := harness.Open(ctx, s.planConfig(t), harness.Opening{Harness: name, Request: req, Header: r.Header})
+// open plans req for x's target and harness: the exchange of one attempt
+// (harness.Open). The client of an inbound wire is said to be one
+// (harness.Config.InboundClient, inbound.go).
+func (s *Server) open(ctx context.Context, r *http.Request, x *exchange, req *protocol.ResponsesRequest) (*harness.Exchange, error) {
+	cfg := s.planConfig(x.target)
+	cfg.InboundClient = x.in != nil
+	ex, err := harness.Open(ctx, cfg, harness.Opening{Harness: x.harness, Request: req, Header: r.Header})
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +215,7 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 	if e != nil {
 		return 0, "", e
 	}
-	if s.cfg.Followups == FollowupsProxy {
+	if s.roundsInProxy(x, ex) { // Config.Followups, and the inbound clients (inbound.go)
 		return s.proxyRounds(ctx, w, r, x, ex, resp)
 	}
 	defer resp.Body.Close()
@@ -286,7 +290,7 @@ func (s *Server) planError(r *http.Request, x *exchange, err error) *answerError
 			return failure(http.StatusBadRequest, "invalid_request_error", "unsupported_route", err.Error(), outcomeRouteError, err)
 		}
 	}
-	return failure(http.StatusBadRequest, "invalid_request_error", "", err.Error(), outcomeBadRequest, err)
+	return failure(http.StatusBadRequest, "invalid_request_error", "", err.Error()+inboundShellHint(x, err), outcomeBadRequest, err)
 }
 
 // send sends the turn's shaped request to x.target. On success it returns

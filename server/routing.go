@@ -269,7 +269,7 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, x *exchange,
 			renamed.Model = t.model
 			treq = &renamed
 		}
-		ex, err := s.open(ctx, r, t, x.harness, treq)
+		ex, err := s.open(ctx, r, x, treq)
 		if err != nil {
 			return nil, nil, s.planError(r, x, err)
 		}

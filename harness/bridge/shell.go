@@ -62,6 +62,8 @@ type ClientShell struct {
 	yieldMax   int64
 	advertised map[string]bool // toolKey(namespace, name) of every advertised tool
 	patch      patchKind       // how the client takes apply_patch calls (patch.go)
+	msTimeout  string          // a timeout parameter in milliseconds other than the kind's (shellParams)
+	describe   string          // a required description parameter the bridge fills (shellParams)
 }
 
 // Default documented range of exec_command's yield_time_ms.
@@ -71,8 +73,26 @@ const (
 )
 
 // shellNames are the function names DetectShell takes for a shell tool
-// when their schema has a "command" parameter.
-var shellNames = []string{"shell", "shell_command", "bash", "run_shell_command"}
+// when their schema has a "command" parameter: Codex's older tools, the
+// chat clients' bash (opencode, …) and run_shell_command, and Claude
+// Code's Bash.
+var shellNames = []string{"shell", "shell_command", "bash", "run_shell_command", "Bash"}
+
+// ShellNames returns the function names DetectShell takes for a shell tool
+// (with a "command" parameter), after exec_command and local_shell, which
+// it tries first: for the error that says a client has none.
+func ShellNames() []string { return slices.Clone(shellNames) }
+
+// shellParams are the parameters of the clients' shell tools, other than
+// the command, workdir and timeout of the kinds, that a bridged call fills
+// when the tool's schema has them: timeout (Claude Code's Bash, opencode's
+// bash) when its description says it is in milliseconds, and a description
+// of the command when the schema requires one (opencode's bash does). A
+// client's tool with another such parameter is one more entry.
+var shellParams = struct {
+	msTimeouts []string // parameters taking the timeout in milliseconds
+	describe   []string // parameters taking a short description of the command
+}{msTimeouts: []string{"timeout"}, describe: []string{"description"}}
 
 // DetectShell finds the client's shell tool among the tools of a request,
 // trying in this order:
@@ -167,7 +187,36 @@ func execShell(t protocol.ToolSpec, key string) ClientShell {
 	s := parseSchema(t.Parameters)
 	c := ClientShell{Kind: ShellExecCommand, Name: t.Name, props: s.props, cmdKey: key}
 	c.yieldMin, c.yieldMax = yieldRange(s.desc["yield_time_ms"])
+	for _, k := range shellParams.msTimeouts {
+		if (s.is(k, "number") || s.is(k, "integer")) && strings.Contains(strings.ToLower(s.desc[k]), "millisecond") {
+			c.msTimeout = k
+			break
+		}
+	}
+	for _, k := range shellParams.describe {
+		if s.required[k] && s.is(k, "string") {
+			c.describe = k
+			break
+		}
+	}
 	return c
+}
+
+// describeLine is the description a bridged command gets where the
+// client's shell requires one: its first line that is not a comment, cut
+// to 60 characters.
+func describeLine(line string) string {
+	first := ""
+	for l := range strings.SplitSeq(line, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			first = l
+			break
+		}
+	}
+	if r := []rune(first); len(r) > 60 {
+		first = string(r[:57]) + "..."
+	}
+	return "Run: " + first
 }
 
 func toolKey(namespace, name string) string { return namespace + "\x00" + name }
@@ -204,20 +253,25 @@ func (c ClientShell) key() string {
 
 // schema is what DetectShell reads from a function's parameters.
 type schema struct {
-	props map[string]bool
-	types map[string][]string // property -> its JSON types
-	desc  map[string]string   // property -> description
+	props    map[string]bool
+	types    map[string][]string // property -> its JSON types
+	desc     map[string]string   // property -> description
+	required map[string]bool
 }
 
 func (s schema) is(prop, typ string) bool { return slices.Contains(s.types[prop], typ) }
 
 func parseSchema(raw json.RawMessage) schema {
-	s := schema{props: map[string]bool{}, types: map[string][]string{}, desc: map[string]string{}}
+	s := schema{props: map[string]bool{}, types: map[string][]string{}, desc: map[string]string{}, required: map[string]bool{}}
 	var root struct {
 		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
 	}
 	if json.Unmarshal(raw, &root) != nil {
 		return s
+	}
+	for _, k := range root.Required {
+		s.required[k] = true
 	}
 	for name, p := range root.Properties {
 		s.props[name] = true
@@ -296,7 +350,9 @@ var ErrNoShell = errors.New("bridge: the client advertised no shell tool")
 //     script, or argv joined with Quote (["bash","-lc",X] and sh -c X are
 //     just X). yield_time_ms is the timeout clamped to the documented range
 //     (250..30000 ms), and only when the schema has it; a schema with
-//     "timeout_ms" instead gets the timeout as is. Env becomes a K=V prefix
+//     "timeout_ms" instead gets the timeout as is, and one with a
+//     "timeout" in milliseconds (Claude Code's Bash, opencode's bash) that.
+//     A required "description" gets the command's first line ("Run: …"). Env becomes a K=V prefix
 //     of a joined argv, or an "export K=V; " prefix of a script. Without a
 //     "workdir" parameter the line starts with "cd DIR || exit 1; ".
 //   - ShellArgv: a function_call of Name with {"command": [ARGV],
@@ -410,7 +466,8 @@ func (sc ShellCall) line(env []string, cd bool) string {
 func (c ClientShell) execItem(sc ShellCall, env []string) *protocol.FunctionCall {
 	cd := sc.Workdir != "" && !c.has("workdir")
 	var o jsonObject
-	o.str(c.key(), sc.line(env, cd))
+	line := sc.line(env, cd)
+	o.str(c.key(), line)
 	if sc.Workdir != "" && !cd {
 		o.str("workdir", sc.Workdir)
 	}
@@ -424,7 +481,12 @@ func (c ClientShell) execItem(sc ShellCall, env []string) *protocol.FunctionCall
 			o.int("yield_time_ms", min(max(sc.TimeoutMS, lo), hi))
 		case c.has("timeout_ms"):
 			o.int("timeout_ms", sc.TimeoutMS)
+		case c.msTimeout != "":
+			o.int(c.msTimeout, sc.TimeoutMS)
 		}
+	}
+	if c.describe != "" {
+		o.str(c.describe, describeLine(sc.line(nil, false)))
 	}
 	return &protocol.FunctionCall{ID: sc.ItemID, Name: c.Name, CallID: sc.CallID, Arguments: o.String()}
 }

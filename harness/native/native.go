@@ -12,7 +12,9 @@
 // (VariantFork) keeps the fork's rule instead: only instructions are the
 // system message, and every developer message goes as a user message
 // (docs/request-shaping.md#system-message).
-// The messages wire has no native route (docs/routing.md#routing-matrix).
+// The messages wire has no native route (docs/routing.md#routing-matrix),
+// except for the clients of the inbound wires (harness.Config.InboundClient):
+// their requests get the plain Messages conversion (request.NewMessagesGraph).
 //
 // Import it for its side effect:
 //
@@ -47,6 +49,9 @@ func Spec() harness.Spec {
 			opts.IncludeUsage = true
 			opts.ClientFields = env.Model.ClientFields() // docs/request-shaping.md#client-fields
 			opts.BaseInstructions = env.Model.Variant(harness.NativeName) != VariantFork
+			if env.Route.Kind == harness.RouteMessagesCompat { // an inbound client to a Messages upstream
+				return request.NewMessagesGraph(opts)
+			}
 			return RequestGraph(env.Wire, opts)
 		},
 		Variants: []harness.VariantSpec{{Name: "request", Values: []string{VariantFork},
