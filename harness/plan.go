@@ -71,6 +71,12 @@ type Config struct {
 	// docs/inbound.md#to-a-messages-upstream), where a Responses client
 	// gets the routing error.
 	InboundClient bool
+	// Route, when set, is the route of (Wire, the harness as the turn names
+	// it) its caller resolved already ([Registry.Route]): Prepare takes it
+	// instead of resolving the pair again. It is not taken for a route of
+	// another wire, nor for the harness auto (the pick depends on the
+	// request's model).
+	Route *Route
 }
 
 // resolve routes the pair (wire, name) in reg, with the inbound clients'
@@ -81,6 +87,15 @@ func (c Config) resolve(reg *Registry, w Wire, name string) (Route, error) {
 		return Route{Kind: RouteMessagesCompat, Wire: w, Harness: NativeName, Variant: reg.Variant(name)}, nil
 	}
 	return route, err
+}
+
+// routeOf is the turn's route: Config.Route when it was resolved for this
+// wire and name, else the pair resolved with the harness picked for model.
+func (c Config) routeOf(reg *Registry, w Wire, name, model string) (Route, error) {
+	if c.Route != nil && c.Route.Wire == w && name != NameAuto {
+		return *c.Route, nil
+	}
+	return c.resolve(reg, w, c.pick(reg, name, model))
 }
 
 func (c Config) registry() *Registry {
@@ -143,8 +158,7 @@ func Prepare(cfg Config, name string, req *protocol.ResponsesRequest, hdr http.H
 	}
 	wire := cfg.wire()
 	reg := cfg.registry()
-	name = cfg.pick(reg, name, req.Model)
-	route, err := cfg.resolve(reg, wire, name)
+	route, err := cfg.routeOf(reg, wire, name, req.Model)
 	if err != nil {
 		return nil, err
 	}

@@ -101,3 +101,44 @@ func TestRegistryRouteKinds(t *testing.T) {
 		t.Errorf("declared route kind: %+v %v", route, err)
 	}
 }
+
+// Registry.Route is Resolve and CheckRoute in one, and a route it resolved
+// is the turn's when handed over in Config.Route (for that wire only, and
+// never for auto).
+func TestRouteResolvedOnce(t *testing.T) {
+	r, err := harness.Default().With(chatSpec("new-agent"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	route, err := r.Route(harness.WireChat, "new-agent")
+	if err != nil || route.String() != "ChatHarness(NewAgent)" {
+		t.Fatalf("Route(chat, new-agent) = %v, %v", route, err)
+	}
+	if _, err := r.Route(harness.WireResponses, "new-agent"); err == nil || err.Error() != r.CheckRoute(harness.WireResponses, "new-agent").Error() {
+		t.Errorf("Route off the harness's wire: %v, want CheckRoute's error", err)
+	}
+	if _, err := r.Route(harness.WireChat, "no-such-agent"); err == nil || err.Error() != r.CheckName("no-such-agent").Error() {
+		t.Errorf("Route of an unknown name: %v, want CheckName's error", err)
+	}
+	if _, err := r.Route(harness.WireMessages, ""); err == nil || r.CheckRoute(harness.WireMessages, "") != nil {
+		t.Errorf("Route(messages, native): %v (the routing table's refusal, which CheckRoute leaves to Resolve)", err)
+	}
+
+	req := &protocol.ResponsesRequest{Model: "m", Input: []protocol.ResponseItem{}}
+	// A route marked by its variant shows which one the turn took.
+	marked := route
+	marked.Variant = "handed-over"
+	for _, c := range []struct {
+		name, harness string
+		given         harness.Route
+		want          string
+	}{
+		{"taken", "new-agent", marked, "handed-over"},
+		{"another wire", "new-agent", harness.Route{Wire: harness.WireResponses, Variant: "handed-over"}, route.Variant},
+	} {
+		turn, err := harness.Plan(context.Background(), harness.Config{Registry: r, Route: &c.given}, c.harness, req, nil)
+		if err != nil || turn.Route.Variant != c.want || turn.Spec.Name != "new-agent" {
+			t.Errorf("%s: turn route %+v, %v; want variant %q", c.name, turn.Route, err, c.want)
+		}
+	}
+}

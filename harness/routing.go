@@ -381,18 +381,38 @@ func CheckRoute(wire Wire, name string) error { return Default().CheckRoute(wire
 
 // CheckRoute is [CheckRoute] for the harnesses of r.
 func (r *Registry) CheckRoute(wire Wire, name string) error {
+	_, resolved, err := r.route(wire, name)
+	if err != nil && !resolved {
+		return nil // the routing table's refusal: Resolve's to report
+	}
+	return err
+}
+
+// Route is [Registry.Resolve] and [Registry.CheckRoute] in one: the route
+// of (wire, name) when name is in this build and the route is its own (or
+// native's, for native and auto); else the error of either. A caller that
+// resolved the route hands it to the turn's planning (Config.Route), so a
+// request is routed once.
+func (r *Registry) Route(wire Wire, name string) (Route, error) {
+	route, _, err := r.route(wire, name)
+	return route, err
+}
+
+// route resolves (wire, name) and checks it; resolved is false when the
+// error is Resolve's own.
+func (r *Registry) route(wire Wire, name string) (route Route, resolved bool, err error) {
 	if err := r.CheckName(name); err != nil {
-		return err
+		return Route{}, true, err
 	}
-	if isNative(name) || name == NameAuto {
-		return nil
+	route, err = r.Resolve(wire, name)
+	if err != nil {
+		return Route{}, false, err
 	}
-	route, err := r.Resolve(wire, name)
-	if err != nil || route.Harness == name {
-		return nil
+	if isNative(name) || name == NameAuto || route.Harness == name {
+		return route, true, nil
 	}
 	s, _ := r.Lookup(name)
-	return &WireError{Harness: name, Wire: wire, Shapes: slices.Clone(s.Wires)}
+	return Route{}, true, &WireError{Harness: name, Wire: wire, Shapes: slices.Clone(s.Wires)}
 }
 
 // nearest returns the name of names closest to name (case-insensitive edit

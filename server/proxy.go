@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,7 @@ type exchange struct {
 	start          time.Time
 	harness        string
 	route          string
+	resolved       *harness.Route // the route checkHarness resolved (no routing config)
 	status         int
 	upstreamStatus int
 	events         int
@@ -101,6 +103,7 @@ func (s *Server) logRequest(r *http.Request, x *exchange) {
 func (s *Server) open(ctx context.Context, r *http.Request, x *exchange, req *protocol.ResponsesRequest) (*harness.Exchange, error) {
 	cfg := s.planConfig(x.target)
 	cfg.InboundClient = x.in != nil
+	cfg.Route = cmp.Or(x.target.route, x.resolved) // resolved once: targets or checkHarness
 	ex, err := harness.Open(ctx, cfg, harness.Opening{Harness: x.harness, Request: req, Header: r.Header})
 	if err != nil {
 		return nil, err
@@ -168,7 +171,7 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request, x *exchange) (int,
 	// (docs/routing.md#the-proxys-harness-routes).
 	// With a routing config the wire is the model's upstream's: checked
 	// once the model is routed (routing.go).
-	if err := s.checkHarness(x.harness); err != nil {
+	if err := s.checkHarness(x); err != nil {
 		if _, ok := errors.AsType[*harness.UnknownHarnessError](err); ok {
 			return 0, "", failure(http.StatusNotFound, "invalid_request_error", "unknown_harness", err.Error(), outcomeRouteError, err)
 		}

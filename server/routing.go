@@ -49,21 +49,20 @@ func (s *Server) targets(x *exchange, req *protocol.ResponsesRequest) ([]*target
 	var refused error
 	for _, a := range route.Attempts {
 		u := a.Upstream
+		var resolved *harness.Route
 		if x.harness != "" {
-			err := s.reg.CheckRoute(u.Wire, x.harness)
-			if err == nil {
-				_, err = s.reg.Resolve(u.Wire, x.harness)
-			}
+			route, err := s.reg.Route(u.Wire, x.harness)
 			if err != nil {
 				refused = cmp.Or(refused, err)
 				continue // a harness this upstream's wire does not serve: the next may
 			}
+			resolved = &route
 		}
 		t := &target{name: u.Name, entry: route.Entry.Name, base: u.BaseURL, wire: u.Wire, apiKey: u.APIKey, headers: u.Headers,
 			model: a.Model, harness: route.Entry.Harness,
 			limits: AnswerLimits{Text: u.MaxAnswerBytes, Body: u.MaxBodyBytes, Ratio: u.MaxCompressionRatio}.inForce(s.cfg.defaultLimits()),
 			header: effective(u.HeaderTimeout, s.cfg.headerTimeout()), idle: effective(u.IdleTimeout, s.cfg.idleTimeout()),
-			client: s.client}
+			client: s.client, route: resolved}
 		if s.cfg.Client == nil {
 			t.client = s.pool.client(u)
 		}
@@ -293,12 +292,20 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, x *exchange,
 // checkHarness checks the harness of a /h/NAME/ route before the request
 // is read: a name this build does not serve is HTTP 404; without a routing
 // config, a harness off the upstream's wire is HTTP 400 (with one, the
-// wire is the model's upstream's: see targets).
-func (s *Server) checkHarness(name string) error {
+// wire is the model's upstream's: see targets). Without a routing config
+// the route it resolved is x's for the turn's planning (open), so the
+// request is routed once; a pair the routing table refuses is left to the
+// planning's error.
+func (s *Server) checkHarness(x *exchange) error {
 	if s.cfg.Routes != nil {
-		return s.reg.CheckName(name)
+		return s.reg.CheckName(x.harness)
 	}
-	return s.reg.CheckRoute(s.cfg.wire(), name)
+	route, err := s.reg.Route(s.cfg.wire(), x.harness)
+	if err == nil {
+		x.resolved = &route
+		return nil
+	}
+	return s.reg.CheckRoute(s.cfg.wire(), x.harness) // nil for the routing table's refusal
 }
 
 // singleTarget is the target of Config.Upstream (nil with Config.Routes).

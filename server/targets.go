@@ -32,6 +32,7 @@ type target struct {
 	limits       AnswerLimits // the bounds of its answers in force (bounds.go)
 	client       *http.Client
 	models       *harness.ModelTable
+	route        *harness.Route // the route targets resolved for the request's harness (nil: none yet)
 }
 
 // label is the target's name for logs and metrics.
