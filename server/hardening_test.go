@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -346,7 +347,9 @@ func TestKeylessSlowBodiesAreCut(t *testing.T) {
 			c.SetReadDeadline(time.Now().Add(60 * time.Second))
 			all, err := io.ReadAll(c) // to the close
 			status, _, _ := strings.Cut(string(all), "\r\n")
-			if err != nil {
+			// Closing a connection whose input is unread makes the kernel
+			// reset it: a close too, only no longer an orderly one.
+			if err != nil && !errors.Is(err, syscall.ECONNRESET) {
 				results <- status + " then no close"
 				return
 			}
