@@ -225,8 +225,8 @@ func (s *Server) countTokens(w http.ResponseWriter, r *http.Request) {
 	x.reason = s.reasonFor(r, rw.reason)
 }
 
-// EstimateBytesPerToken is the count_tokens estimate's divisor.
-const EstimateBytesPerToken = 4
+// estimateBytesPerToken is the count_tokens estimate's divisor.
+const estimateBytesPerToken = 4
 
 func (s *Server) countTokensAnswer(w http.ResponseWriter, r *http.Request, x *exchange) (int, string) {
 	body, err := s.readBody(w, r)
@@ -241,11 +241,11 @@ func (s *Server) countTokensAnswer(w http.ResponseWriter, r *http.Request, x *ex
 	if err != nil {
 		return s.answer(w, x, failure(http.StatusBadRequest, "invalid_request_error", "", "invalid Messages request: "+err.Error(), outcomeBadRequest, err))
 	}
-	n := (len(neutral) + EstimateBytesPerToken - 1) / EstimateBytesPerToken
+	n := (len(neutral) + estimateBytesPerToken - 1) / estimateBytesPerToken
 	out := `{"input_tokens":` + strconv.Itoa(n) + "}\n"
 	hdr := w.Header()
 	hdr.Set("Content-Type", "application/json")
-	hdr.Set("X-Harnessflow-Estimate", "input_tokens is an estimate: the converted request's JSON bytes / "+strconv.Itoa(EstimateBytesPerToken))
+	hdr.Set("X-Harnessflow-Estimate", "input_tokens is an estimate: the converted request's JSON bytes / "+strconv.Itoa(estimateBytesPerToken))
 	hdr.Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write([]byte(out))

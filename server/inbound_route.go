@@ -22,13 +22,13 @@ func requestKind(x *exchange, req *protocol.ResponsesRequest) serveconfig.Reques
 	}
 	r.InputTokens = func() int64 {
 		if x.in != nil && x.in.body != nil {
-			return int64(len(x.in.body) / EstimateBytesPerToken)
+			return int64(len(x.in.body) / estimateBytesPerToken)
 		}
 		b, err := json.Marshal(req)
 		if err != nil {
 			return 0
 		}
-		return int64(len(b) / EstimateBytesPerToken)
+		return int64(len(b) / estimateBytesPerToken)
 	}
 	return r
 }
