@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/harnessflow/harnessflow/internal/cliflag"
 	"io"
 	"os"
 	"os/signal"
@@ -98,13 +99,7 @@ func parseFlags(fs *flag.FlagSet, synopsis string, args []string) (code int, ok 
 		fs.Usage()
 		return exitOK, false
 	}
-	msg := err.Error()
-	if f, found := strings.CutPrefix(msg, "flag provided but not defined: "); found {
-		msg = "unknown flag -" + f
-	} else if f, found := strings.CutPrefix(msg, "flag needs an argument: "); found {
-		msg = "flag -" + f + " needs a value"
-	}
-	return usageError(out, synopsis, "%s", msg), false
+	return usageError(out, synopsis, "%s", cliflag.Message(err)), false
 }
 
 // flagStatus maps a flag parse error to an exit status (--help is

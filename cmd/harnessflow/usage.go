@@ -4,10 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/harnessflow/harnessflow/internal/cliflag"
 	"io"
 	"net"
 	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"github.com/harnessflow/harnessflow/harness"
@@ -30,15 +30,7 @@ func parseFlags(fs *flag.FlagSet, synopsis string, args []string) (code int, ok 
 		fs.Usage()
 		return exitOK, false
 	}
-	msg := err.Error()
-	if name, found := strings.CutPrefix(msg, "flag provided but not defined: "); found {
-		msg = "unknown flag -" + name
-	} else if name, found := strings.CutPrefix(msg, "flag needs an argument: "); found {
-		msg = "flag -" + name + " needs a value"
-	} else if rest, found := strings.CutPrefix(msg, "invalid value "); found {
-		msg = "invalid value " + strings.Replace(rest, " for flag -", " for flag --", 1)
-	}
-	return usageError(out, fs.Name(), synopsis, "%s", msg), false
+	return usageError(out, fs.Name(), synopsis, "%s", cliflag.Message(err)), false
 }
 
 // usageError prints one line naming the problem, then the command's
