@@ -246,35 +246,10 @@ func TestServeConfigStage(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "serve.toml")
 	writeConfig(t, path, "listen = \"127.0.0.1:0\"\n[upstreams.up]\nbase_url = \""+up.URL+"/v1\"\n"+
 		"[[models]]\nname = \"gpt-*\"\nupstreams = [\"up\"]\n[[stage]]\nkind = \"redact\"\npatterns = [\"ACME-[0-9]{6}\"]\n")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	outR, outW := io.Pipe()
-	var stderr lockedBuffer
-	exit := make(chan int, 1)
-	go func() {
-		code := run(ctx, []string{"serve", "--config", path}, nil, outW, &stderr)
-		outW.Close()
-		exit <- code
-	}()
-	addr := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	var base string
-	select {
-	case base = <-addr:
-	case code := <-exit:
-		t.Fatalf("serve exited with %d: %s", code, stderr.String())
-	case <-time.After(10 * time.Second):
-		t.Fatalf("serve printed no address: %s", stderr.String())
-	}
+	r := start(t, runServe, "--config", path)
+	base := r.address(t)
 	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
 	resp, err := client.Post(base+"/v1/responses", "application/json", strings.NewReader(serveRequest))
 	if err != nil {
 		t.Fatal(err)
@@ -285,13 +260,7 @@ func TestServeConfigStage(t *testing.T) {
 		t.Errorf("answer: %s", b)
 	}
 	client.CloseIdleConnections()
-	cancel()
-	select {
-	case code := <-exit:
-		if code != exitOK {
-			t.Errorf("exit %d: %s", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
+	if code := r.stop(t); code != exitOK {
+		t.Errorf("exit %d: %s", code, r.stderr.String())
 	}
 }
