@@ -39,26 +39,7 @@ func TestChatInboundToMessages(t *testing.T) {
 		MaxTokens:     openai.Int(777),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
-	stream := client.Chat.Completions.NewStreaming(ctx, params)
-	var acc openai.ChatCompletionAccumulator
-	for stream.Next() {
-		if !acc.AddChunk(stream.Current()) {
-			t.Fatalf("the SDK refused chunk %s", stream.Current().RawJSON())
-		}
-	}
-	if err := stream.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(acc.Choices) != 1 || acc.Choices[0].FinishReason != "tool_calls" || len(acc.Choices[0].Message.ToolCalls) != 1 {
-		t.Fatalf("accumulated %+v", acc.ChatCompletion)
-	}
-	call := acc.Choices[0].Message.ToolCalls[0]
-	if call.Function.Name != "bash" || !strings.Contains(call.Function.Arguments, scripted.DefaultCommand) || call.ID == "" {
-		t.Fatalf("call %+v", call)
-	}
-	if acc.Usage.TotalTokens == 0 {
-		t.Fatalf("no usage: %+v", acc.Usage)
-	}
+	acc, call := streamBashCall(ctx, t, client, params)
 	path, body, hdr := rec.last(t)
 	var first struct {
 		Model     string `json:"model"`

@@ -159,28 +159,7 @@ func TestChatInboundSDK(t *testing.T) {
 		})},
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
-	stream := client.Chat.Completions.NewStreaming(ctx, params)
-	var acc openai.ChatCompletionAccumulator
-	chunks := 0
-	for stream.Next() {
-		chunks++
-		if !acc.AddChunk(stream.Current()) {
-			t.Fatalf("the SDK refused chunk %d: %s", chunks, stream.Current().RawJSON())
-		}
-	}
-	if err := stream.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(acc.Choices) != 1 || acc.Choices[0].FinishReason != "tool_calls" || len(acc.Choices[0].Message.ToolCalls) != 1 {
-		t.Fatalf("accumulated %+v", acc.ChatCompletion)
-	}
-	call := acc.Choices[0].Message.ToolCalls[0]
-	if call.Function.Name != "bash" || !strings.Contains(call.Function.Arguments, scripted.DefaultCommand) || call.ID == "" {
-		t.Fatalf("call %+v", call)
-	}
-	if acc.Usage.TotalTokens == 0 {
-		t.Fatalf("no usage: %+v", acc.Usage)
-	}
+	acc, call := streamBashCall(ctx, t, client, params)
 	params.Messages = append(params.Messages, acc.Choices[0].Message.ToParam(), openai.ToolMessage("hello from harnessflow", call.ID))
 	params.StreamOptions = openai.ChatCompletionStreamOptionsParam{}
 	final, err := client.Chat.Completions.New(ctx, params)
@@ -419,4 +398,34 @@ upstream_model = "long"
 			t.Errorf("%s: HTTP %d %s, want the model %s", c.name, resp.StatusCode, b, c.want)
 		}
 	}
+}
+
+// streamBashCall streams params through the openai SDK's accumulator and
+// returns what it accumulated and the one bash call it must hold (with
+// the scripted model's command, an id and usage).
+func streamBashCall(ctx context.Context, t *testing.T, client openai.Client, params openai.ChatCompletionNewParams) (openai.ChatCompletionAccumulator, openai.ChatCompletionMessageToolCallUnion) {
+	t.Helper()
+	stream := client.Chat.Completions.NewStreaming(ctx, params)
+	var acc openai.ChatCompletionAccumulator
+	chunks := 0
+	for stream.Next() {
+		chunks++
+		if !acc.AddChunk(stream.Current()) {
+			t.Fatalf("the SDK refused chunk %d: %s", chunks, stream.Current().RawJSON())
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(acc.Choices) != 1 || acc.Choices[0].FinishReason != "tool_calls" || len(acc.Choices[0].Message.ToolCalls) != 1 {
+		t.Fatalf("accumulated %+v", acc.ChatCompletion)
+	}
+	call := acc.Choices[0].Message.ToolCalls[0]
+	if call.Function.Name != "bash" || !strings.Contains(call.Function.Arguments, scripted.DefaultCommand) || call.ID == "" {
+		t.Fatalf("call %+v", call)
+	}
+	if acc.Usage.TotalTokens == 0 {
+		t.Fatalf("no usage: %+v", acc.Usage)
+	}
+	return acc, call
 }
