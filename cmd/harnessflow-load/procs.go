@@ -3,12 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"github.com/harnessflow/harnessflow/internal/httpserve"
 	"github.com/harnessflow/harnessflow/internal/procdebug"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -48,7 +47,7 @@ func runUpstream(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return fail(stderr, "upstream", exitUsage, "%v", err)
 	}
 	fmt.Fprintf(stdout, "harnessflow-load upstream: listening on http://%s\n", ln.Addr())
-	if err := serveHTTP(ctx, ln, loadtest.ProxyUpstream{Events: *events, Interval: *interval}, stderr); err != nil {
+	if err := httpserve.Serve(ctx, ln, loadtest.ProxyUpstream{Events: *events, Interval: *interval}, stderr); err != nil {
 		return fail(stderr, "upstream", exitError, "%v", err)
 	}
 	return exitOK
@@ -81,7 +80,7 @@ func runPassThrough(ctx context.Context, args []string, stdout, stderr io.Writer
 	mux.Handle("/debug/", procdebug.Handler())
 	mux.Handle("/", loadtest.PassThrough(u, *idle))
 	fmt.Fprintf(stdout, "harnessflow-load passthrough: listening on http://%s\n", ln.Addr())
-	if err := serveHTTP(ctx, ln, mux, stderr); err != nil {
+	if err := httpserve.Serve(ctx, ln, mux, stderr); err != nil {
 		return fail(stderr, "passthrough", exitError, "%v", err)
 	}
 	return exitOK
@@ -99,29 +98,6 @@ func listenLoopback(ctx context.Context, addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("--listen: %s is not a loopback address (the load run's processes stay on this machine)", ln.Addr())
 	}
 	return ln, nil
-}
-
-// serveHTTP serves h on ln until ctx ends, then shuts down gracefully (5 s
-// at most). It closes ln.
-func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, stderr io.Writer) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, ErrorLog: log.New(stderr, "", log.LstdFlags),
-		BaseContext: func(net.Listener) context.Context { return ctx }} // the streams end with ctx
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close() // streams still running after the grace period
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
-	}
-	return nil
 }
 
 // findHarnessflow finds the harnessflow binary serve runs from when --bin

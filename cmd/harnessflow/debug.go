@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/harnessflow/harnessflow/internal/httpserve"
 	"github.com/harnessflow/harnessflow/internal/procdebug"
 	"io"
 	"net"
@@ -29,7 +30,7 @@ func startDebug(ctx context.Context, addr string, out, stderr io.Writer) (stop f
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := serveHTTP(dctx, ln, procdebug.Handler(), stderr); err != nil {
+		if err := httpserve.Serve(dctx, ln, procdebug.Handler(), stderr); err != nil {
 			fmt.Fprintf(stderr, "harnessflow: debug endpoints: %v\n", err)
 		}
 	}()

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"github.com/harnessflow/harnessflow/internal/httpserve"
 	"io"
-	"log/slog"
 	"net"
-	"net/http"
 	"sync"
-	"time"
 
 	"github.com/harnessflow/harnessflow/scripted"
 )
@@ -57,7 +54,7 @@ func runMockUpstream(ctx context.Context, args []string, _ io.Reader, stdout, st
 		return fail(stderr, "mock-upstream", exitError, "%v", listenError(err, *listen))
 	}
 	fmt.Fprintf(stdout, "harnessflow mock-upstream: serving the scripted model at http://%s/v1 (POST /v1/chat/completions, POST /v1/messages)\n", ln.Addr())
-	if err := serveHTTP(ctx, ln, model, stderr); err != nil {
+	if err := httpserve.Serve(ctx, ln, model, stderr); err != nil {
 		return fail(stderr, "mock-upstream", exitError, "%v", err)
 	}
 	return exitOK
@@ -69,33 +66,6 @@ func loadScript(path string) (*scripted.Script, error) {
 		return nil, nil
 	}
 	return scripted.Load(path)
-}
-
-// serveHTTP serves h on ln until ctx is cancelled, then shuts down
-// gracefully (5 s at most). It closes ln.
-func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, stderr io.Writer) error {
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 30 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ErrorLog:          slog.NewLogLogger(slog.NewTextHandler(stderr, nil), slog.LevelWarn),
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close() // requests still running after the grace period
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
-	}
-	return nil
 }
 
 // syncWriter serializes writes from concurrent requests' loggers.

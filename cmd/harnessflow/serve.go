@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/harnessflow/harnessflow/codec"
+	"github.com/harnessflow/harnessflow/internal/httpserve"
 	"io"
 	"log/slog"
 	"net"
@@ -190,7 +191,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		*upstream = "http://" + sln.Addr().String() + "/v1"
 		upstreamDesc = "the built-in scripted model at " + *upstream + " (no --upstream given)"
-		go func() { scriptedDone <- serveHTTP(upCtx, sln, scripted.New(script), errOut) }()
+		go func() { scriptedDone <- httpserve.Serve(upCtx, sln, scripted.New(script), errOut) }()
 	} else {
 		scriptedDone <- nil
 	}

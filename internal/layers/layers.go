@@ -27,7 +27,7 @@ type Layer struct {
 // most specific entry of all layers (the longest path).
 func Order() []Layer {
 	return []Layer{
-		{"ground", []string{"internal/jsonx/...", "internal/inboundjson", "internal/docscheck", "internal/layers", "internal/promtext", "internal/procdebug", "internal/cliflag", "pipeline/...", "prompts/..."}},
+		{"ground", []string{"internal/jsonx/...", "internal/inboundjson", "internal/docscheck", "internal/layers", "internal/promtext", "internal/procdebug", "internal/cliflag", "internal/httpserve", "pipeline/...", "prompts/..."}},
 		{"protocol", []string{"protocol/..."}},
 		{"wire", []string{"wire/..."}},
 		{"stages", []string{"stages/...", "sources/...", "sinks/..."}},
